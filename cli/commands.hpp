@@ -1,0 +1,19 @@
+#pragma once
+// Subcommands of the paratwin CLI. Each registers its options and returns the action to run.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace paratwin::cli {
+
+// Exit codes: 0 success, 1 internal failure, 2 bad input (a message names file, path and rule).
+constexpr int kExitBadInput = 2;
+
+using Action = std::function<int()>;
+Action add_lower_command(CLI::App& app);
+
+// Writes `text` to `path` atomically: a temporary file renamed into place, so a failure never leaves
+// a half-written file behind.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace paratwin::cli

@@ -1,0 +1,119 @@
+// `paratwin lower`: lower a workload to its Program and report, per rank role, op counts, FLOPs,
+// collective bytes per kind and axis, and memory per rank.
+#include <iostream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "workloads/embedded_examples.hpp"
+#include "workloads/error.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/report.hpp"
+#include "workloads/schedule.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+struct LowerArgs {
+  std::string workload;
+  int64_t rank = -1;
+  std::string json;
+  int64_t devices_per_node = 0;
+  double device_memory_gib = 0;
+  bool ops = false;
+  bool schedule = false;
+};
+
+void print_ops(const workloads::Program& p, int64_t role) {
+  const auto& r = p.roles[static_cast<size_t>(role)];
+  std::cout << "\nop list of " << r.name << ":\n";
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const auto& op = r.ops[i];
+    std::cout << "  " << i << ' ' << workloads::to_string(op.kind) << ' ' << op.name << " ["
+              << workloads::to_string(op.phase) << " layer " << op.layer << " mb " << op.micro_batch
+              << " chunk " << op.chunk << " stream " << workloads::to_string(op.stream) << "]";
+    if (op.kind == workloads::OpKind::gemm)
+      std::cout << " m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k << " batch=" << op.gemm.batch;
+    if (workloads::is_collective(op.kind)) std::cout << " group=" << p.grid.mask_name(op.group);
+    if (workloads::is_p2p(op.kind)) std::cout << " peer=" << op.peer_stage << " tag=" << op.tag;
+    std::cout << " bytes=" << op.bytes;
+    if (op.dep_count) {
+      std::cout << " deps=";
+      for (uint32_t k = 0; k < op.dep_count; ++k) std::cout << (k ? "," : "") << r.deps[op.dep_begin + k];
+    }
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+Action add_lower_command(CLI::App& app) {
+  auto args = std::make_shared<LowerArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "lower", "Lower a workload to its per-rank Program and report op counts, FLOPs, collective bytes and memory");
+  cmd->add_option("--workload,-w", args->workload, "workload JSON file (default: the built-in example)");
+  cmd->add_option("--rank,-r", args->rank, "report only the role of this rank, with its grid coordinates")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--json", args->json, "also write the report as JSON to this file");
+  cmd->add_option("--devices-per-node", args->devices_per_node,
+                  "devices per node for the placement (overrides placement.devices_per_node)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--device-memory", args->device_memory_gib,
+                  "device memory in GiB: judge whether every rank's memory fits")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
+  cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
+  return [args]() -> int {
+    workloads::Workload w =
+        args->workload.empty()
+            ? workloads::parse_workload_text(workloads::default_workload_text(), workloads::kDefaultWorkloadName)
+            : workloads::load_workload_file(args->workload);
+    workloads::LowerOptions options;
+    options.devices_per_node = args->devices_per_node;
+    workloads::Program program = workloads::lower(w, options);
+    int64_t role = -1;
+    if (args->rank >= 0) {
+      if (args->rank >= program.grid.size())
+        throw workloads::WorkloadError("--rank", "= " + std::to_string(args->rank) + " but the workload has " +
+                                                     std::to_string(program.grid.size()) + " ranks (0.." +
+                                                     std::to_string(program.grid.size() - 1) + ")");
+      role = program.role_of(args->rank);
+    }
+    const std::optional<double> memory =
+        args->device_memory_gib > 0 ? std::optional<double>(args->device_memory_gib * 1024.0 * 1024 * 1024) : std::nullopt;
+    const auto summary = workloads::summarize(program);
+    if (!args->json.empty()) write_file_atomically(args->json, workloads::to_json(summary, memory).dump(2) + "\n");
+    if (args->workload.empty()) std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
+    std::cout << workloads::format_text(summary, memory, role);
+    if (args->rank >= 0) {
+      const auto placement = program.placement();
+      const auto slot = placement.slot_of(args->rank);
+      std::cout << "\nrank " << args->rank << ": coordinates";
+      const auto coords = program.grid.coords(args->rank);
+      for (size_t i = 0; i < coords.size(); ++i) std::cout << ' ' << program.grid.axes()[i].name << '=' << coords[i];
+      if (program.devices_per_node > 0) std::cout << "; node " << slot.node << ", device " << slot.local;
+      std::cout << "\n";
+      for (size_t i = 0; i < program.grid.axes().size(); ++i) {
+        const auto mask = workloads::AxisMask{1} << i;
+        if (program.grid.group_size(mask) <= 1) continue;
+        std::cout << "  " << program.grid.axes()[i].name << " group:";
+        for (int64_t r : program.grid.group(args->rank, mask)) std::cout << ' ' << r;
+        std::cout << "\n";
+      }
+    }
+    if (args->schedule) {
+      const auto& pp = w.parallel.pipeline;
+      const workloads::ScheduleSpec spec{pp.schedule, pp.stages, w.micro_batches(), pp.chunks, pp.pipeline_limit};
+      const auto all = workloads::all_stage_schedules(spec);
+      std::cout << "\npipeline schedule (" << workloads::to_string(pp.schedule) << "):\n";
+      for (size_t s = 0; s < all.size(); ++s)
+        std::cout << "  stage " << s << ": " << workloads::describe(all[s], pp.chunks) << "\n";
+    }
+    if (args->ops) print_ops(program, role < 0 ? 0 : role);
+    return 0;
+  };
+}
+
+}  // namespace paratwin::cli

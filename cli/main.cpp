@@ -1,0 +1,61 @@
+// paratwin: a digital twin of large-model training. Thin driver over the libraries.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "workloads/error.hpp"
+#include "workloads/program_graph.hpp"
+
+namespace paratwin::cli {
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  std::filesystem::path tmp = target;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw workloads::WorkloadError(path, "cannot be written (check the directory exists)");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw workloads::WorkloadError(path, "write failed");
+    }
+  }
+  std::filesystem::rename(tmp, target);
+}
+
+}  // namespace paratwin::cli
+
+int main(int argc, char** argv) {
+  using namespace paratwin;
+  CLI::App app{
+      "paratwin: a digital twin of large-model training on supercomputers.\n"
+      "One workload description (JSON) is lowered to a per-rank Program that is simulated,\n"
+      "executed and calibrated. Run `paratwin SUBCOMMAND --help` for each subcommand."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "paratwin 0.1.0");
+  cli::Action lower = cli::add_lower_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : cli::kExitBadInput;
+  }
+  try {
+    if (app.got_subcommand("lower")) return lower();
+  } catch (const workloads::WorkloadError& e) {
+    std::cerr << "paratwin: error: " << e.what() << "\n";
+    return cli::kExitBadInput;
+  } catch (const workloads::ProgramError& e) {
+    std::cerr << "paratwin: internal error: the lowered program is invalid: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "paratwin: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,127 @@
+#include "workloads/arithmetic.hpp"
+
+namespace paratwin::workloads {
+
+double parameters_eq2(double l, double h, double V, double S) {
+  return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (V + S) / (12.0 * l * h));
+}
+
+double flops_eq3(double B, double S, double l, double h, double V) {
+  return 96.0 * B * S * l * h * h * (1.0 + S / (6.0 * h) + V / (16.0 * l * h));
+}
+
+ParameterCounts count_parameters(const ModelConfig& m) {
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  ParameterCounts c;
+  c.attention = (3 * h * h + 3 * h) + (h * h + h) + 2 * h;
+  c.mlp = (h * f + f) + (f * h + h) + 2 * h;
+  c.expert = (h * f + f) + (f * h + h);
+  c.router = m.moe.enabled() ? h * static_cast<double>(m.moe.experts) : 0.0;
+  c.embeddings = (static_cast<double>(m.vocab) + static_cast<double>(m.seq_len)) * h;
+  const double moe_layers = static_cast<double>(m.moe_layer_count());
+  const double dense_layers = static_cast<double>(m.layers) - moe_layers;
+  // An MoE layer keeps its second layer norm and gains a router; its MLP becomes the experts.
+  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp +
+                  moe_layers * (2 * h + c.router) + c.embeddings;
+  c.expert_total = moe_layers * static_cast<double>(m.moe.experts) * c.expert;
+  return c;
+}
+
+double model_flops(const Workload& w) {
+  const auto& m = w.model;
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double S = static_cast<double>(m.seq_len);
+  const double tokens = static_cast<double>(w.training.global_batch) * S;
+  const double attn = 2.0 * tokens * (4.0 * h * h) + 4.0 * tokens * S * h;
+  const double mlp = 2.0 * tokens * (2.0 * h * f);
+  const double moe_layers = static_cast<double>(m.moe_layer_count());
+  const double dense_layers = static_cast<double>(m.layers) - moe_layers;
+  const double k = m.moe.enabled() ? static_cast<double>(m.moe.top_k) : 0.0;
+  const double forward = static_cast<double>(m.layers) * attn + dense_layers * mlp + moe_layers * k * mlp;
+  const double passes = w.training.checkpointing == Checkpointing::full ? 4.0 : 3.0;
+  const double logits = 3.0 * 2.0 * tokens * h * static_cast<double>(m.vocab);
+  return passes * forward + logits;
+}
+
+double model_state_bytes_per_param(const TrainingConfig& t) {
+  if (t.dtype == Dtype::fp32) return 16.0;  // weights, gradients, two moments, all fp32
+  return 16.0 + (t.fp32_gradient_copy ? 4.0 : 0.0);
+}
+
+double zero1_bound(double np, double g_data) { return (4.0 + 12.0 / g_data) * np; }
+
+double ted_memory_bound_eq74(double np_nonexp_gpu, double g_nonexp, double np_exp_gpu, double g_exp) {
+  return (4.0 + 12.0 / g_nonexp) * np_nonexp_gpu + (4.0 + 12.0 / g_exp) * np_exp_gpu;
+}
+
+double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, double gpus) {
+  return 4.0 * np_base * (1.0 / g_tensor + (experts + 2.0) / gpus);
+}
+
+LayerActivations layer_activations(const Workload& w, bool moe_layer) {
+  const auto& m = w.model;
+  const auto& t = w.parallel.tensor;
+  const double s = static_cast<double>(m.seq_len), b = static_cast<double>(w.training.micro_batch);
+  const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
+  const double scale = bytes_of(w.training.dtype) / 2.0;  // the model counts 16-bit activations
+  const double sbh = s * b * h;
+  // 34·sbh = 11·sbh in attention + 19·sbh in the MLP + 4·sbh in the layer norms; 5·a·s²·b are the
+  // attention scores. With tensor parallelism 10·sbh stay replicated (layer-norm inputs, block
+  // inputs, dropout masks) unless sequence parallel; 8·sbh of attention and 16·sbh of the MLP split.
+  // The MLP part grows with ffn_hidden/4h and, in an MoE layer, with the tokens each rank computes.
+  double ratio = static_cast<double>(m.ffn_hidden) / (4 * h);
+  if (moe_layer) {
+    const double load = m.moe.capacity_factor > 0 ? m.moe.capacity_factor : m.moe.imbalance;
+    ratio *= static_cast<double>(m.moe.top_k) * load;
+  }
+  const double scores = 5.0 * a * s * s * b;
+  const double everything = (15.0 + 19.0 * ratio) * sbh + scores;
+  double full = 0, input = 2.0 * sbh;
+  switch (t.mode) {
+    case TensorMode::none: full = everything; break;
+    case TensorMode::megatron: {
+      const double tp = static_cast<double>(t.size);
+      const double split = (8.0 + 16.0 * ratio) * sbh + scores;
+      if (w.parallel.sequence_parallel) {
+        full = (10.0 * sbh + split) / tp;
+        input /= tp;
+      } else {
+        full = 10.0 * sbh + split / tp;
+      }
+      break;
+    }
+    case TensorMode::optimus: {
+      const double q2 = static_cast<double>(t.rows * t.cols);
+      full = everything / q2;
+      input /= q2;
+      break;
+    }
+    case TensorMode::axonn: {
+      // Inputs are split over z (tokens) and y (features) and replicated over x; scores split over
+      // x (heads) and z.
+      const double zy = static_cast<double>(t.z * t.y), xz = static_cast<double>(t.x * t.z);
+      full = (everything - scores) / zy + scores / xz;
+      input /= zy;
+      break;
+    }
+  }
+  LayerActivations out;
+  switch (w.training.checkpointing) {
+    case Checkpointing::none: out.stash = full; break;
+    case Checkpointing::full: out.stash = input; out.working = full; break;
+    case Checkpointing::selective: {
+      const double divisor = t.mode == TensorMode::megatron ? static_cast<double>(t.size)
+                             : t.mode == TensorMode::optimus ? static_cast<double>(t.rows * t.cols)
+                             : t.mode == TensorMode::axonn   ? static_cast<double>(t.x * t.z)
+                                                             : 1.0;
+      out.stash = full - scores / divisor;
+      out.working = scores / divisor;
+      break;
+    }
+  }
+  out.stash *= scale;
+  out.working *= scale;
+  return out;
+}
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,121 @@
+#include "workloads/lower_internal.hpp"
+
+namespace paratwin::workloads::detail {
+
+Ctx::Ctx(const Workload& wl, const Grid& g) : w(wl), grid(g) {
+  e = bytes_of(w.training.dtype);
+  tokens = static_cast<double>(w.training.micro_batch * w.model.seq_len);
+  tensor = g.mask("tensor");
+  x = g.mask("x");
+  y = g.mask("y");
+  z = g.mask("z");
+  col = g.mask("col");
+  row = g.mask("row");
+  expert = g.mask("expert");
+  pipe = g.mask("pipe");
+  data = g.mask("data");
+  dp_dense = data | expert;
+  dp_expert = data;
+}
+
+Op Emitter::labelled(OpKind kind, Stream s, const char* name) const {
+  Op op;
+  op.kind = kind;
+  op.stream = s;
+  op.phase = phase;
+  op.dtype = ctx_.w.training.dtype;
+  op.layer = layer;
+  op.micro_batch = micro_batch;
+  op.chunk = chunk;
+  op.name = name;
+  return op;
+}
+
+uint32_t Emitter::add(Op op, const std::vector<uint32_t>& deps) {
+  op.dep_begin = static_cast<uint32_t>(role_.deps.size());
+  for (uint32_t d : deps)
+    if (d != kNoOp) role_.deps.push_back(d);
+  op.dep_count = static_cast<uint32_t>(role_.deps.size()) - op.dep_begin;
+  role_.ops.push_back(op);
+  return static_cast<uint32_t>(role_.ops.size() - 1);
+}
+
+uint32_t Emitter::compute(OpKind kind, const char* name, double bytes, double flops, Stream s) {
+  Op op = labelled(kind, s, name);
+  op.bytes = bytes;
+  op.flops = flops;
+  const uint32_t id = add(op, pending_);
+  pending_.clear();
+  if (s == Stream::compute) last_compute_ = id;
+  return id;
+}
+
+uint32_t Emitter::gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch, bool ta, bool tb) {
+  Op op = labelled(OpKind::gemm, Stream::compute, name);
+  op.gemm = {m, n, k, batch, ta, tb};
+  const double M = static_cast<double>(m), N = static_cast<double>(n), K = static_cast<double>(k);
+  const double B = static_cast<double>(batch);
+  op.flops = 2.0 * M * N * K * B;
+  op.bytes = ctx_.e * (M * K + K * N + M * N) * B;
+  const uint32_t id = add(op, pending_);
+  pending_.clear();
+  last_compute_ = id;
+  return id;
+}
+
+uint32_t Emitter::elementwise(const char* name, double bytes, double flops) {
+  return compute(OpKind::elementwise, name, bytes, flops);
+}
+
+uint32_t Emitter::blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name,
+                           int32_t root) {
+  // Its input is the last computation's output, or the output of collectives still pending.
+  std::vector<uint32_t> deps = pending_;
+  deps.push_back(last_compute_);
+  const uint32_t id = async(kind, s, group, bytes, name, std::move(deps), root);
+  wait(id);
+  return id;
+}
+
+uint32_t Emitter::async(OpKind kind, Stream s, AxisMask group, double bytes, const char* name,
+                        std::vector<uint32_t> deps, int32_t root) {
+  if (ctx_.size(group) <= 1) return kNoOp;
+  Op op = labelled(kind, s, name);
+  op.group = group;
+  op.bytes = bytes;
+  op.root = root;
+  return add(op, deps);
+}
+
+void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, bool overlap) {
+  auto issue = [&](int32_t l, int32_t b, std::vector<uint32_t> deps) {
+    const GatherSpec g = gather_spec(l, b);
+    const uint32_t id = e.async(OpKind::all_gather, Stream::shard, g.group, g.bytes, g.name, std::move(deps));
+    prefetched_.push_back({{l, b}, id});
+    return id;
+  };
+  auto find = [&](int32_t l, int32_t b) -> const uint32_t* {
+    for (const auto& [key, id] : prefetched_)
+      if (key.first == l && key.second == b) return &id;
+    return nullptr;
+  };
+  if (!overlap) {
+    std::vector<uint32_t> deps{e.last_compute()};
+    e.wait(issue(layer, block, deps));
+    return;
+  }
+  const uint32_t* mine = find(layer, block);
+  const uint32_t id = mine ? *mine : issue(layer, block, {e.last_compute()});
+  // Prefetch the next block of this pass while this one computes.
+  int32_t next_layer = layer, next_block = block + 1;
+  if (next_block >= gather_blocks(layer)) {
+    next_layer = layer + pass_step_;
+    next_block = 0;
+  }
+  const bool in_pass = pass_step_ > 0 ? next_layer <= pass_to_ : next_layer >= pass_to_;
+  if (in_pass && !find(next_layer, next_block))
+    issue(next_layer, next_block, {e.last_compute()});
+  e.wait(id);
+}
+
+}  // namespace paratwin::workloads::detail

@@ -1,0 +1,154 @@
+#include "workloads/grid.hpp"
+
+#include <stdexcept>
+
+#include "workloads/error.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::workloads {
+
+Grid::Grid(std::vector<Axis> axes) : axes_(std::move(axes)) {
+  if (axes_.size() > 32) throw std::invalid_argument("a grid has at most 32 axes");
+  for (const auto& a : axes_) {
+    if (a.size < 1) throw std::invalid_argument("grid axis " + a.name + " has size < 1");
+    stride_.push_back(size_);
+    size_ *= a.size;
+  }
+}
+
+int Grid::axis_index(std::string_view name) const {
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (axes_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+AxisMask Grid::mask(std::string_view name) const {
+  int i = axis_index(name);
+  return i < 0 ? 0 : AxisMask{1} << i;
+}
+
+int64_t Grid::axis_size(std::string_view name) const {
+  int i = axis_index(name);
+  return i < 0 ? 1 : axes_[i].size;
+}
+
+std::vector<int64_t> Grid::coords(int64_t rank) const {
+  std::vector<int64_t> c(axes_.size());
+  for (size_t i = 0; i < axes_.size(); ++i) c[i] = coord(rank, static_cast<int>(i));
+  return c;
+}
+
+int64_t Grid::rank_of(const std::vector<int64_t>& c) const {
+  int64_t r = 0;
+  for (size_t i = 0; i < axes_.size(); ++i) r += c[i] * stride_[i];
+  return r;
+}
+
+int64_t Grid::with_coord(int64_t rank, int axis, int64_t value) const {
+  return rank + (value - coord(rank, axis)) * stride_[axis];
+}
+
+int64_t Grid::group_size(AxisMask m) const {
+  int64_t n = 1;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (m & (AxisMask{1} << i)) n *= axes_[i].size;
+  return n;
+}
+
+int64_t Grid::group_member(int64_t rank, AxisMask m, int64_t index) const {
+  int64_t r = rank;
+  for (size_t i = 0; i < axes_.size(); ++i) {
+    if (!(m & (AxisMask{1} << i))) continue;
+    r = with_coord(r, static_cast<int>(i), index % axes_[i].size);
+    index /= axes_[i].size;
+  }
+  return r;
+}
+
+std::vector<int64_t> Grid::group(int64_t rank, AxisMask m) const {
+  const int64_t n = group_size(m);
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) out.push_back(group_member(rank, m, k));
+  return out;
+}
+
+int64_t Grid::index_in_group(int64_t rank, AxisMask m) const {
+  int64_t index = 0, scale = 1;
+  for (size_t i = 0; i < axes_.size(); ++i) {
+    if (!(m & (AxisMask{1} << i))) continue;
+    index += coord(rank, static_cast<int>(i)) * scale;
+    scale *= axes_[i].size;
+  }
+  return index;
+}
+
+std::string Grid::mask_name(AxisMask m) const {
+  std::string s;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    if (m & (AxisMask{1} << i)) s += (s.empty() ? "" : "+") + axes_[i].name;
+  return s.empty() ? "self" : s;
+}
+
+Grid make_grid(const Workload& w) {
+  std::vector<Axis> axes;
+  const auto& t = w.parallel.tensor;
+  switch (t.mode) {
+    case TensorMode::none: break;
+    case TensorMode::megatron: axes.push_back({"tensor", t.size}); break;
+    case TensorMode::optimus:
+      axes.push_back({"col", t.cols});
+      axes.push_back({"row", t.rows});
+      break;
+    case TensorMode::axonn:
+      axes.push_back({"x", t.x});
+      axes.push_back({"y", t.y});
+      axes.push_back({"z", t.z});
+      break;
+  }
+  if (w.model.moe.enabled()) axes.push_back({"expert", w.parallel.expert});
+  axes.push_back({"pipe", w.parallel.pipeline.stages});
+  axes.push_back({"data", w.parallel.data});
+  return Grid(std::move(axes));
+}
+
+PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& order,
+                           int64_t devices_per_node)
+    : grid_(grid), devices_per_node_(devices_per_node < 1 ? 1 : devices_per_node) {
+  if (order.empty()) {
+    for (size_t i = 0; i < grid.axes().size(); ++i) order_.push_back(static_cast<int>(i));
+    return;
+  }
+  std::vector<bool> seen(grid.axes().size(), false);
+  for (size_t k = 0; k < order.size(); ++k) {
+    int i = grid.axis_index(order[k]);
+    const std::string where = "placement.order[" + std::to_string(k) + "]";
+    if (i < 0) {
+      std::string known;
+      for (const auto& a : grid.axes()) known += (known.empty() ? "" : ", ") + a.name;
+      throw WorkloadError(where, "= \"" + order[k] + "\" is not an axis of this grid (" + known + ")");
+    }
+    if (seen[i]) throw WorkloadError(where, "= \"" + order[k] + "\" appears twice");
+    seen[i] = true;
+    order_.push_back(i);
+  }
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i])
+      throw WorkloadError("placement.order", "does not list axis \"" + grid.axes()[i].name + "\"");
+}
+
+int64_t PlacementMap::device_of(int64_t rank) const {
+  int64_t device = 0, scale = 1;
+  for (int axis : order_) {
+    device += grid_.coord(rank, axis) * scale;
+    scale *= grid_.axes()[axis].size;
+  }
+  return device;
+}
+
+DeviceSlot PlacementMap::slot_of(int64_t rank) const {
+  const int64_t d = device_of(rank);
+  return {d / devices_per_node_, d % devices_per_node_};
+}
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,161 @@
+#include "workloads/json_reader.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace paratwin::workloads {
+
+const nlohmann::json JsonReader::empty_object_ = nlohmann::json::object();
+
+namespace {
+std::string type_name(const nlohmann::json& v) { return v.type_name(); }
+}  // namespace
+
+JsonReader::JsonReader(const nlohmann::json& object, std::string path)
+    : object_(&object), path_(std::move(path)) {
+  if (!object.is_object())
+    throw WorkloadError(path_.empty() ? "(top level)" : path_,
+                        "expected a JSON object, found " + type_name(object));
+}
+
+std::string JsonReader::child_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+bool JsonReader::has(const std::string& key) const { return object_->contains(key); }
+
+void JsonReader::fail(const std::string& key, const std::string& message) const {
+  throw WorkloadError(child_path(key), message);
+}
+
+const nlohmann::json& JsonReader::required(const std::string& key) const {
+  auto it = object_->find(key);
+  if (it == object_->end()) fail(key, "is required but missing");
+  return *it;
+}
+
+int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallback, int64_t min,
+                            int64_t max) {
+  read_.insert(key);
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    required(key);
+  }
+  const auto& v = (*object_)[key];
+  int64_t value = 0;
+  if (v.is_number_integer()) {
+    value = v.get<int64_t>();
+  } else if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) fail(key, "is too large");
+    value = static_cast<int64_t>(v.get<uint64_t>());
+  } else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+             v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9e15) {
+    value = static_cast<int64_t>(v.get<double>());
+  } else {
+    fail(key, "expected an integer, found " + (v.is_number() ? v.dump() : type_name(v)));
+  }
+  if (value < min || value > max) {
+    std::ostringstream s;
+    s << "= " << value << " is out of range [" << min << ", " << max << "]";
+    fail(key, s.str());
+  }
+  return value;
+}
+
+double JsonReader::number(const std::string& key, std::optional<double> fallback, double min,
+                          double max) {
+  read_.insert(key);
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    required(key);
+  }
+  const auto& v = (*object_)[key];
+  if (!v.is_number()) fail(key, "expected a number, found " + type_name(v));
+  double value = v.get<double>();
+  if (!std::isfinite(value) || value < min || value > max) {
+    std::ostringstream s;
+    s << "= " << value << " is out of range [" << min << ", " << max << "]";
+    fail(key, s.str());
+  }
+  return value;
+}
+
+bool JsonReader::boolean(const std::string& key, std::optional<bool> fallback) {
+  read_.insert(key);
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    required(key);
+  }
+  const auto& v = (*object_)[key];
+  if (!v.is_boolean()) fail(key, "expected true or false, found " + type_name(v));
+  return v.get<bool>();
+}
+
+std::string JsonReader::string(const std::string& key, std::optional<std::string> fallback) {
+  read_.insert(key);
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    required(key);
+  }
+  const auto& v = (*object_)[key];
+  if (!v.is_string()) fail(key, "expected a string, found " + type_name(v));
+  return v.get<std::string>();
+}
+
+std::string JsonReader::choice(const std::string& key, const std::vector<std::string>& allowed,
+                               std::optional<std::string> fallback) {
+  std::string value = string(key, fallback);
+  for (const auto& a : allowed)
+    if (a == value) return value;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + ("\"" + a + "\"");
+  fail(key, "= \"" + value + "\" is not one of " + list);
+}
+
+std::vector<std::string> JsonReader::string_list(const std::string& key) {
+  read_.insert(key);
+  const auto& v = required(key);
+  if (!v.is_array()) fail(key, "expected an array of strings, found " + type_name(v));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      fail(key + "[" + std::to_string(i) + "]", "expected a string, found " + type_name(v[i]));
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+std::vector<int64_t> JsonReader::integer_list(const std::string& key, int64_t min, int64_t max) {
+  read_.insert(key);
+  const auto& v = required(key);
+  if (!v.is_array()) fail(key, "expected an array of integers, found " + type_name(v));
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number_integer() && !v[i].is_number_unsigned())
+      fail(item, "expected an integer, found " + type_name(v[i]));
+    if (v[i].is_number_unsigned() && v[i].get<uint64_t>() > static_cast<uint64_t>(max))
+      fail(item, "is too large");
+    int64_t x = v[i].get<int64_t>();
+    if (x < min || x > max)
+      fail(item, "= " + std::to_string(x) + " is out of range [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "]");
+    out.push_back(x);
+  }
+  return out;
+}
+
+JsonReader JsonReader::object(const std::string& key) {
+  read_.insert(key);
+  if (!has(key)) return JsonReader(empty_object_, child_path(key));
+  const auto& v = (*object_)[key];
+  if (!v.is_object()) fail(key, "expected a JSON object, found " + type_name(v));
+  return JsonReader(v, child_path(key));
+}
+
+void JsonReader::finish() const {
+  for (auto it = object_->begin(); it != object_->end(); ++it)
+    if (!read_.count(it.key())) fail(it.key(), "unknown key (see workloads/README.md for the format)");
+}
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,119 @@
+#pragma once
+// Shared by the lowering files: the op-list builder and the per-tensor-mode layer lowerings.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/program.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::workloads::detail {
+
+constexpr uint32_t kNoOp = UINT32_MAX;
+
+struct Ctx {
+  const Workload& w;
+  const Grid& grid;
+  double e = 2;         // bytes per element of the training dtype
+  double tokens = 0;    // tokens of one micro-batch of one model replica: micro_batch · seq_len
+  AxisMask tensor = 0, x = 0, y = 0, z = 0, col = 0, row = 0, expert = 0, pipe = 0, data = 0;
+  AxisMask dp_dense = 0;   // gradient reduction of shared parameters (data, and expert for TED)
+  AxisMask dp_expert = 0;  // gradient reduction of expert parameters
+  Ctx(const Workload& w, const Grid& g);
+  int64_t size(AxisMask m) const { return grid.group_size(m); }
+};
+
+// Builds one role's op list. Compute ops wait for `pending` (collectives whose results the next
+// computation needs); collectives issued "blocking" are added to it, "async" ones are waited for
+// explicitly with wait(). Ops on one stream keep their list order.
+class Emitter {
+ public:
+  Emitter(Role& role, const Ctx& ctx) : role_(role), ctx_(ctx) {}
+
+  Phase phase = Phase::forward;
+  int32_t layer = kLayerNone;
+  int32_t micro_batch = -1;
+  int16_t chunk = 0;
+
+  uint32_t gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1,
+                bool trans_a = false, bool trans_b = false);
+  uint32_t elementwise(const char* name, double bytes, double flops);
+  uint32_t compute(OpKind kind, const char* name, double bytes, double flops, Stream s = Stream::compute);
+  // A collective over `group`; none is emitted (kNoOp) for a group of one rank.
+  uint32_t blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, int32_t root = -1);
+  uint32_t async(OpKind kind, Stream s, AxisMask group, double bytes, const char* name,
+                 std::vector<uint32_t> deps, int32_t root = -1);
+  void wait(uint32_t op) {
+    if (op != kNoOp) pending_.push_back(op);
+  }
+  uint32_t last_compute() const { return last_compute_; }
+  // Asynchronous reductions of weight gradients (ORS) that the gradient synchronisation and the
+  // optimizer must wait for.
+  std::vector<uint32_t> deferred;
+  uint32_t add(Op op, const std::vector<uint32_t>& deps);
+  Op labelled(OpKind kind, Stream s, const char* name) const;
+  const Ctx& ctx() const { return ctx_; }
+  Role& role() { return role_; }
+
+ private:
+  Role& role_;
+  const Ctx& ctx_;
+  uint32_t last_compute_ = kNoOp;
+  std::vector<uint32_t> pending_;
+};
+
+// A block of parameters whose gradients are reduced together over the data-parallel group.
+struct ParamBlock {
+  const char* name;
+  double params;  // per rank
+  bool expert;
+};
+
+class LayerLowering {
+ public:
+  virtual ~LayerLowering() = default;
+  // Called before the layers from..to (inclusive, either direction) of one model chunk run one
+  // pass of one micro-batch: weight prefetches reach no further than this range.
+  void begin_pass(int32_t from, int32_t to) {
+    pass_to_ = to;
+    pass_step_ = to >= from ? 1 : -1;
+    prefetched_.clear();
+  }
+  virtual void forward(Emitter& e, int32_t layer) = 0;  // e.phase: forward or recompute
+  virtual void backward(Emitter& e, int32_t layer) = 0;
+  virtual void recompute_attention(Emitter& e, int32_t layer) = 0;  // selective checkpointing
+  virtual void embedding_forward(Emitter& e) = 0;
+  virtual void embedding_backward(Emitter& e) = 0;
+  virtual void logits_forward(Emitter& e) = 0;
+  virtual void logits_backward(Emitter& e) = 0;
+  virtual double activation_message_bytes() const = 0;  // pipeline p2p per micro-batch per rank
+  virtual std::vector<ParamBlock> layer_params(int32_t layer) const = 0;
+  virtual double embedding_params() const = 0;  // word (+ position on the first stage) embedding
+  virtual double position_params() const = 0;
+  // Bytes of gathered (unsharded) weights a rank holds while computing `layer` (axonn z, ZeRO-3).
+  virtual double gathered_weight_bytes(int32_t layer) const = 0;
+  virtual double comm_stash_bytes(int32_t layer) const { (void)layer; return 0; }
+
+ protected:
+  // Weight all-gathers (axonn z, ZeRO-3): with OAG the gather of the next weight block is issued
+  // before the current block computes (one block of look-ahead, seed 002 §5.1.4); without it each
+  // gather blocks the computation that needs it. Blocks are numbered within a layer.
+  struct GatherSpec {
+    AxisMask group;
+    double bytes;
+    const char* name;
+  };
+  virtual GatherSpec gather_spec(int32_t layer, int32_t block) const = 0;
+  virtual int32_t gather_blocks(int32_t layer) const = 0;
+  // Makes the gathered weights of (layer, block) available to the next computation.
+  void gather_weights(Emitter& e, int32_t layer, int32_t block, bool overlap);
+
+  int32_t pass_to_ = 0, pass_step_ = 1;
+  std::vector<std::pair<std::pair<int32_t, int32_t>, uint32_t>> prefetched_;
+};
+
+std::unique_ptr<LayerLowering> make_megatron_lowering(const Ctx& c);  // none, megatron, TED MoE
+std::unique_ptr<LayerLowering> make_axonn_lowering(const Ctx& c);
+std::unique_ptr<LayerLowering> make_optimus_lowering(const Ctx& c);
+
+}  // namespace paratwin::workloads::detail

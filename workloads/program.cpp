@@ -1,0 +1,32 @@
+#include "workloads/program.hpp"
+
+namespace paratwin::workloads {
+
+const char* to_string(OpKind k) {
+  static const char* names[kOpKinds] = {
+      "gemm",      "elementwise", "optimizer", "host_transfer", "all_reduce", "reduce_scatter",
+      "all_gather", "all_to_all", "broadcast", "reduce",        "send",       "recv",
+      "alloc",     "free"};
+  return names[static_cast<int>(k)];
+}
+
+const char* to_string(Phase p) {
+  static const char* names[kPhases] = {"fwd", "bwd", "recompute", "grad_sync", "optimizer"};
+  return names[static_cast<int>(p)];
+}
+
+const char* to_string(Stream s) {
+  static const char* names[kStreams] = {"compute",  "tensor",   "shard",    "expert",   "data",
+                                        "send_fwd", "send_bwd", "recv_fwd", "recv_bwd", "host"};
+  return names[static_cast<int>(s)];
+}
+
+bool is_collective(OpKind k) { return k >= OpKind::all_reduce && k <= OpKind::reduce; }
+bool is_p2p(OpKind k) { return k == OpKind::send || k == OpKind::recv; }
+bool is_compute(OpKind k) { return k <= OpKind::host_transfer; }
+
+int64_t Program::role_of(int64_t rank) const {
+  return grid.coord(rank, grid.axis_index("pipe"));
+}
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,56 @@
+#pragma once
+// What `paratwin lower` reports about a Program: per role, op counts by kind, FLOPs, bytes per
+// collective kind and group axis, and memory per rank — as data, JSON and text.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "workloads/program.hpp"
+
+namespace paratwin::workloads {
+
+struct CollectiveStat {
+  OpKind kind = OpKind::all_reduce;
+  std::string group;  // axis names, e.g. "z" or "expert+data"
+  int64_t group_size = 1;
+  int64_t count = 0;
+  double bytes = 0;   // summed buffer sizes (nccl-tests convention)
+};
+
+struct RoleSummary {
+  std::string name;
+  int64_t stage = 0;
+  int64_t ranks = 0;
+  std::array<int64_t, kOpKinds> op_counts{};
+  std::array<double, kPhases> flops_by_phase{};
+  double gemm_flops = 0;
+  double compute_flops = 0;
+  std::vector<CollectiveStat> collectives;
+  int64_t messages = 0;   // sends
+  double message_bytes = 0;
+  double params = 0;
+  MemoryEstimate memory;
+};
+
+struct ProgramSummary {
+  std::string workload;
+  int64_t ranks = 0;
+  std::vector<Axis> axes;
+  int64_t micro_batches = 0;
+  int64_t tokens_per_iteration = 0;
+  double parameters = 0;
+  double model_flops = 0;
+  double executed_gemm_flops = 0;  // GEMM FLOPs summed over every rank
+  std::vector<RoleSummary> roles;
+};
+
+ProgramSummary summarize(const Program& p);
+nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_memory_bytes);
+// `only_role`: print just that role (the role of the rank asked for), or all when negative.
+std::string format_text(const ProgramSummary& s, std::optional<double> device_memory_bytes,
+                        int64_t only_role = -1);
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,212 @@
+// Cross-field rules of a workload. Each rule names the JSON paths involved and the values, e.g.
+// "parallelism.tensor.x = 3 does not divide model.hidden = 4096".
+#include <string>
+
+#include "workloads/error.hpp"
+#include "workloads/grid.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::workloads {
+
+namespace {
+
+struct Field {
+  std::string path;
+  int64_t value;
+};
+
+std::string show(const Field& f) { return f.path + " = " + std::to_string(f.value); }
+
+void require_divides(const Field& divisor, const Field& dividend) {
+  if (divisor.value > 1 && dividend.value % divisor.value != 0)
+    throw WorkloadError(divisor.path, "= " + std::to_string(divisor.value) + " does not divide " +
+                                          show(dividend));
+}
+
+void require(bool ok, const std::string& path, const std::string& message) {
+  if (!ok) throw WorkloadError(path, message);
+}
+
+// Limits that keep lowering bounded in time and memory; beyond them a description is a mistake.
+constexpr int64_t kMaxRanks = int64_t{1} << 22;
+constexpr double kMaxOpsPerRole = 5e7;
+
+void validate_model(const ModelConfig& m) {
+  require_divides({"model.heads", m.heads}, {"model.hidden", m.hidden});
+  if (m.moe.enabled()) {
+    require(m.moe.every <= m.layers, "model.moe.every",
+            "= " + std::to_string(m.moe.every) + " exceeds " + show({"model.layers", m.layers}) +
+                ": the model would have no MoE layer");
+  }
+}
+
+void validate_tensor(const Workload& w) {
+  const auto& m = w.model;
+  const auto& t = w.parallel.tensor;
+  const int64_t tokens = w.training.micro_batch * m.seq_len;
+  const Field hidden{"model.hidden", m.hidden}, heads{"model.heads", m.heads},
+      ffn{"model.ffn_hidden", m.ffn_hidden}, vocab{"model.vocab", m.vocab};
+  switch (t.mode) {
+    case TensorMode::none:
+      require(!w.parallel.sequence_parallel, "parallelism.sequence_parallel",
+              "requires parallelism.tensor.mode = \"megatron\"");
+      break;
+    case TensorMode::megatron: {
+      const Field size{"parallelism.tensor.size", t.size};
+      require_divides(size, heads);
+      require_divides(size, hidden);
+      require_divides(size, ffn);
+      require_divides(size, vocab);
+      if (w.parallel.sequence_parallel) require_divides(size, {"model.seq_len", m.seq_len});
+      break;
+    }
+    case TensorMode::optimus: {
+      const Field q{"parallelism.tensor.q", t.rows};
+      require_divides(q, hidden);
+      require_divides(q, heads);
+      require_divides(q, ffn);
+      require_divides(q, vocab);
+      require_divides(q, {"training.micro_batch × model.seq_len", tokens});
+      require(!w.parallel.sequence_parallel, "parallelism.sequence_parallel",
+              "requires parallelism.tensor.mode = \"megatron\"");
+      break;
+    }
+    case TensorMode::axonn: {
+      // Layers alternate: QKV and fc1 split their outputs over x, proj and fc2 over y (transposed).
+      const Field x{"parallelism.tensor.x", t.x}, y{"parallelism.tensor.y", t.y},
+          z{"parallelism.tensor.z", t.z};
+      require_divides(x, hidden);
+      require_divides(y, hidden);
+      require_divides(x, heads);
+      require_divides(x, ffn);
+      require_divides(y, ffn);
+      require_divides(x, vocab);
+      require_divides(z, {"training.micro_batch × model.seq_len", tokens});
+      for (const auto& [k, n, what] :
+           {std::tuple{m.hidden, 3 * m.hidden, "QKV"}, std::tuple{m.hidden, m.hidden, "proj"},
+            std::tuple{m.hidden, m.ffn_hidden, "fc1"}, std::tuple{m.hidden, m.vocab, "logits"}}) {
+        const int64_t shard = (k / t.y) * (n / t.x);
+        require(t.z <= 1 || shard % t.z == 0, "parallelism.tensor.z",
+                "= " + std::to_string(t.z) + " does not divide the " + what +
+                    " weight block of " + std::to_string(shard) + " elements");
+      }
+      require(!w.parallel.sequence_parallel, "parallelism.sequence_parallel",
+              "requires parallelism.tensor.mode = \"megatron\"");
+      require(w.parallel.zero_stage < 3, "parallelism.data.zero",
+              "= 3 is not supported with tensor mode \"axonn\": use the z axis, which shards "
+              "weights the same way");
+      break;
+    }
+  }
+  if (t.mode == TensorMode::optimus)
+    require(w.parallel.zero_stage < 3, "parallelism.data.zero",
+            "= 3 is not supported with tensor mode \"optimus\"");
+}
+
+void validate_pipeline(const Workload& w) {
+  const auto& p = w.parallel.pipeline;
+  const int64_t m = w.micro_batches();
+  if (p.chunks > 1)
+    require(p.schedule == Schedule::interleaved, "parallelism.pipeline.chunks",
+            "= " + std::to_string(p.chunks) + " requires schedule \"interleaved\"");
+  require_divides({"parallelism.pipeline.stages × chunks", p.stages * p.chunks},
+                  {"model.layers", w.model.layers});
+  if (p.schedule == Schedule::interleaved) {
+    require(p.stages > 1, "parallelism.pipeline.schedule",
+            "\"interleaved\" needs parallelism.pipeline.stages > 1");
+    require(m % p.stages == 0, "parallelism.pipeline.stages",
+            "= " + std::to_string(p.stages) + " does not divide the " + std::to_string(m) +
+                " micro-batches per iteration (the interleaved schedule needs a multiple)");
+  }
+  if (p.pipeline_limit != 0)
+    require(p.schedule == Schedule::axonn, "parallelism.pipeline.pipeline_limit",
+            "applies only to schedule \"axonn\"");
+}
+
+void validate_moe(const Workload& w) {
+  const auto& moe = w.model.moe;
+  if (!moe.enabled()) {
+    require(w.parallel.expert == 1, "parallelism.expert.size",
+            "= " + std::to_string(w.parallel.expert) + " needs an MoE model (model.moe)");
+    require(!w.opt.duplicate_token_dropping, "optimizations.duplicate_token_dropping",
+            "needs an MoE model (model.moe)");
+    require(!w.opt.comm_aware_checkpointing, "optimizations.comm_aware_checkpointing",
+            "needs an MoE model (model.moe)");
+    return;
+  }
+  require_divides({"parallelism.expert.size", w.parallel.expert}, {"model.moe.experts", moe.experts});
+  require(w.parallel.tensor.mode == TensorMode::none || w.parallel.tensor.mode == TensorMode::megatron,
+          "parallelism.tensor.mode",
+          std::string("= \"") + to_string(w.parallel.tensor.mode) +
+              "\" is not supported with MoE: TED combines experts with \"megatron\" tensor parallelism");
+  require(!w.opt.duplicate_token_dropping || w.parallel.tensor.degree() > 1,
+          "optimizations.duplicate_token_dropping", "has no effect without tensor parallelism");
+  require(!w.opt.comm_aware_checkpointing || w.training.checkpointing == Checkpointing::full,
+          "optimizations.comm_aware_checkpointing", "needs training.checkpointing = \"full\"");
+  require(moe.capacity_factor > 0 || moe.imbalance >= 1, "model.moe.imbalance", "must be >= 1");
+  require(moe.capacity_factor == 0 || moe.imbalance == 1.0, "model.moe.imbalance",
+          "applies only to dropless routing (model.moe.capacity_factor = 0); with a capacity "
+          "every expert computes its padded capacity");
+}
+
+void validate_optimizations(const Workload& w) {
+  const auto& o = w.opt;
+  const auto& t = w.parallel.tensor;
+  const bool axonn = t.mode == TensorMode::axonn;
+  const bool shards_weights = (axonn && t.z > 1) || w.parallel.zero_stage == 3;
+  require(!o.overlap_all_reduce || t.degree() > 1, "optimizations.overlap_all_reduce",
+          "has no effect without tensor parallelism");
+  require(!o.overlap_reduce_scatter || shards_weights, "optimizations.overlap_reduce_scatter",
+          "has no effect unless weights are sharded (axonn z > 1 or ZeRO stage 3)");
+  require(!o.overlap_all_gather || shards_weights, "optimizations.overlap_all_gather",
+          "has no effect unless weights are sharded (axonn z > 1 or ZeRO stage 3)");
+  require(!o.cache_all_gather || shards_weights, "optimizations.cache_all_gather",
+          "has no effect unless weights are sharded (axonn z > 1 or ZeRO stage 3)");
+  require(!o.cache_all_gather || w.training.checkpointing != Checkpointing::none,
+          "optimizations.cache_all_gather", "has no effect without activation checkpointing");
+  require(!o.overlap_gradient_sync || w.batch_replicas() > 1, "optimizations.overlap_gradient_sync",
+          "has no effect without data parallelism");
+  require(!o.scatter_gather || (t.mode == TensorMode::megatron && t.size > 1 &&
+                                w.parallel.pipeline.stages > 1),
+          "optimizations.scatter_gather",
+          "needs megatron tensor parallelism (size > 1) and more than one pipeline stage");
+}
+
+}  // namespace
+
+void validate(const Workload& w) {
+  validate_model(w.model);
+  const int64_t replicas_micro = w.batch_replicas() * w.training.micro_batch;
+  require(w.total_ranks() <= kMaxRanks, "parallelism",
+          "describes " + std::to_string(w.total_ranks()) + " ranks, more than the limit of " +
+              std::to_string(kMaxRanks));
+  if (w.training.global_batch % replicas_micro != 0)
+    throw WorkloadError("training.global_batch",
+                        "= " + std::to_string(w.training.global_batch) +
+                            " is not a multiple of data replicas × micro_batch = " +
+                            std::to_string(replicas_micro) +
+                            (w.parallel.expert > 1 ? " (data size × expert size × micro_batch)"
+                                                   : " (parallelism.data.size × training.micro_batch)"));
+  if (w.training.offload_optimizer)
+    require(w.training.dtype != Dtype::fp32, "training.offload_optimizer",
+            "models AxoNN's mixed-precision offload and needs dtype bf16 or fp16");
+  validate_tensor(w);
+  validate_moe(w);
+  validate_pipeline(w);
+  validate_optimizations(w);
+  const double ops = 40.0 * static_cast<double>(w.model.layers) /
+                     static_cast<double>(w.parallel.pipeline.stages) *
+                     static_cast<double>(w.micro_batches()) *
+                     (w.parallel.tensor.mode == TensorMode::optimus
+                          ? 4.0 * static_cast<double>(w.parallel.tensor.rows)
+                          : 1.0);
+  require(ops <= kMaxOpsPerRole, "training.global_batch",
+          "gives about " + std::to_string(static_cast<int64_t>(ops)) +
+              " ops per rank, more than the limit of 50 million; use fewer micro-batches "
+              "(a larger training.micro_batch) or more pipeline stages");
+  const Grid grid = make_grid(w);
+  PlacementMap check(grid, w.placement.order, w.placement.devices_per_node);
+  (void)check;
+}
+
+}  // namespace paratwin::workloads

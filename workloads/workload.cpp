@@ -1,0 +1,114 @@
+#include "workloads/workload.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace paratwin::workloads {
+
+int bytes_of(Dtype d) { return d == Dtype::fp32 ? 4 : 2; }
+
+const char* to_string(Dtype d) {
+  switch (d) {
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp32: return "fp32";
+  }
+  return "?";
+}
+const char* to_string(Checkpointing c) {
+  switch (c) {
+    case Checkpointing::none: return "none";
+    case Checkpointing::full: return "full";
+    case Checkpointing::selective: return "selective";
+  }
+  return "?";
+}
+const char* to_string(TensorMode t) {
+  switch (t) {
+    case TensorMode::none: return "none";
+    case TensorMode::megatron: return "megatron";
+    case TensorMode::optimus: return "optimus";
+    case TensorMode::axonn: return "axonn";
+  }
+  return "?";
+}
+const char* to_string(Schedule s) {
+  switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved";
+    case Schedule::axonn: return "axonn";
+  }
+  return "?";
+}
+
+int64_t TensorConfig::degree() const {
+  switch (mode) {
+    case TensorMode::none: return 1;
+    case TensorMode::megatron: return size;
+    case TensorMode::optimus: return rows * cols;
+    case TensorMode::axonn: return x * y * z;
+  }
+  return 1;
+}
+
+int64_t Workload::total_ranks() const {
+  return parallel.tensor.degree() * parallel.expert * parallel.pipeline.stages * parallel.data;
+}
+
+int64_t Workload::batch_replicas() const { return parallel.data * parallel.expert; }
+
+int64_t Workload::micro_batches() const {
+  return training.global_batch / (batch_replicas() * training.micro_batch);
+}
+
+nlohmann::json to_json(const Workload& w) {
+  nlohmann::json j;
+  j["name"] = w.name;
+  auto& m = j["model"];
+  m = {{"layers", w.model.layers},   {"hidden", w.model.hidden},   {"heads", w.model.heads},
+       {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};
+  if (w.model.moe.enabled())
+    m["moe"] = {{"experts", w.model.moe.experts},
+                {"top_k", w.model.moe.top_k},
+                {"capacity_factor", w.model.moe.capacity_factor},
+                {"every", w.model.moe.every},
+                {"imbalance", w.model.moe.imbalance}};
+  j["training"] = {{"global_batch", w.training.global_batch},
+                   {"micro_batch", w.training.micro_batch},
+                   {"dtype", to_string(w.training.dtype)},
+                   {"optimizer", "adam"},
+                   {"checkpointing", to_string(w.training.checkpointing)},
+                   {"offload_optimizer", w.training.offload_optimizer},
+                   {"offload_bucket", w.training.offload_bucket},
+                   {"fp32_gradient_copy", w.training.fp32_gradient_copy}};
+  auto& p = j["parallelism"];
+  p["data"] = {{"size", w.parallel.data}, {"zero", w.parallel.zero_stage}};
+  const auto& t = w.parallel.tensor;
+  p["tensor"] = {{"mode", to_string(t.mode)}};
+  if (t.mode == TensorMode::megatron) p["tensor"]["size"] = t.size;
+  if (t.mode == TensorMode::optimus) p["tensor"]["q"] = t.rows;
+  if (t.mode == TensorMode::axonn) {
+    p["tensor"]["x"] = t.x;
+    p["tensor"]["y"] = t.y;
+    p["tensor"]["z"] = t.z;
+  }
+  p["sequence_parallel"] = w.parallel.sequence_parallel;
+  p["pipeline"] = {{"stages", w.parallel.pipeline.stages},
+                   {"schedule", to_string(w.parallel.pipeline.schedule)},
+                   {"chunks", w.parallel.pipeline.chunks},
+                   {"pipeline_limit", w.parallel.pipeline.pipeline_limit}};
+  p["expert"] = {{"size", w.parallel.expert}};
+  j["optimizations"] = {{"overlap_all_reduce", w.opt.overlap_all_reduce},
+                        {"overlap_reduce_scatter", w.opt.overlap_reduce_scatter},
+                        {"overlap_all_gather", w.opt.overlap_all_gather},
+                        {"overlap_gradient_sync", w.opt.overlap_gradient_sync},
+                        {"cache_all_gather", w.opt.cache_all_gather},
+                        {"duplicate_token_dropping", w.opt.duplicate_token_dropping},
+                        {"comm_aware_checkpointing", w.opt.comm_aware_checkpointing},
+                        {"scatter_gather", w.opt.scatter_gather}};
+  j["placement"] = {{"devices_per_node", w.placement.devices_per_node}};
+  if (!w.placement.order.empty()) j["placement"]["order"] = w.placement.order;
+  return j;
+}
+
+}  // namespace paratwin::workloads

@@ -1,0 +1,120 @@
+#pragma once
+// The workload description: what model is trained, how, and how it is parallelised. It is the one
+// input that both the simulator and the executor derive from (through lower()).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace paratwin::workloads {
+
+enum class Dtype { bf16, fp16, fp32 };
+enum class Checkpointing { none, full, selective };
+enum class TensorMode { none, megatron, optimus, axonn };
+enum class Schedule { gpipe, one_f_one_b, interleaved, axonn };
+
+int bytes_of(Dtype d);
+const char* to_string(Dtype d);
+const char* to_string(Checkpointing c);
+const char* to_string(TensorMode t);
+const char* to_string(Schedule s);
+
+struct MoeConfig {
+  int64_t experts = 0;            // 0: a dense model
+  int64_t top_k = 1;
+  double capacity_factor = 1.0;   // 0: dropless, tokens per expert follow `imbalance`
+  int64_t every = 2;              // every `every`-th layer is MoE (layer index % every == every-1)
+  double imbalance = 1.0;         // busiest expert's load over the mean (dropless routing only)
+  bool enabled() const { return experts > 0; }
+};
+
+struct ModelConfig {
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t ffn_hidden = 0;  // default 4·hidden
+  int64_t seq_len = 0;
+  int64_t vocab = 0;
+  MoeConfig moe;
+  bool is_moe_layer(int64_t layer) const {
+    return moe.enabled() && layer % moe.every == moe.every - 1;
+  }
+  int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
+};
+
+struct TrainingConfig {
+  int64_t global_batch = 0;  // sequences per iteration
+  int64_t micro_batch = 1;   // sequences per micro-batch per model replica
+  Dtype dtype = Dtype::bf16;
+  Checkpointing checkpointing = Checkpointing::full;
+  bool offload_optimizer = false;        // AxoNN: fp32 weights and Adam state live in host memory
+  int64_t offload_bucket = 4'000'000;    // parameters moved per optimizer bucket when offloading
+  bool fp32_gradient_copy = false;       // AxoNN keeps fp32 gradients: 20 instead of 16 B/parameter
+};
+
+struct TensorConfig {
+  TensorMode mode = TensorMode::none;
+  int64_t size = 1;             // megatron
+  int64_t rows = 1, cols = 1;   // optimus SUMMA mesh
+  int64_t x = 1, y = 1, z = 1;  // axonn 3-D grid
+  int64_t degree() const;       // ranks in one tensor-parallel group
+};
+
+struct PipelineConfig {
+  int64_t stages = 1;
+  Schedule schedule = Schedule::one_f_one_b;
+  int64_t chunks = 1;          // model chunks per stage (interleaved)
+  int64_t pipeline_limit = 0;  // AxoNN message-driven: micro-batches in flight (0: = stages)
+};
+
+struct ParallelConfig {
+  int64_t data = 1;
+  int64_t zero_stage = 0;
+  TensorConfig tensor;
+  bool sequence_parallel = false;
+  PipelineConfig pipeline;
+  int64_t expert = 1;  // TED: ranks of an expert-parallel group
+};
+
+struct Optimizations {
+  bool overlap_all_reduce = false;       // OAR
+  bool overlap_reduce_scatter = false;   // ORS
+  bool overlap_all_gather = false;       // OAG
+  bool overlap_gradient_sync = false;    // data-parallel gradient reduction overlaps backward
+  bool cache_all_gather = false;         // keep gathered weights from forward to backward
+  bool duplicate_token_dropping = false; // DTD
+  bool comm_aware_checkpointing = false; // CAC
+  bool scatter_gather = false;           // Megatron p2p scatter/gather
+};
+
+struct Placement {
+  std::vector<std::string> order;  // grid axes innermost first; empty: the grid's own order
+  int64_t devices_per_node = 0;    // 0: unknown here, taken from the machine
+};
+
+struct Workload {
+  std::string name;
+  std::string source;  // file the workload came from, for messages
+  ModelConfig model;
+  TrainingConfig training;
+  ParallelConfig parallel;
+  Optimizations opt;
+  Placement placement;
+
+  int64_t total_ranks() const;
+  // Model replicas that split the batch (data × expert for TED): global_batch / (replicas · micro_batch)
+  // micro-batches per iteration.
+  int64_t batch_replicas() const;
+  int64_t micro_batches() const;
+};
+
+// Parse and validate; throws WorkloadError naming the JSON path and the broken rule.
+Workload parse_workload(const nlohmann::json& doc, const std::string& source);
+Workload load_workload_file(const std::string& path);
+Workload parse_workload_text(const std::string& text, const std::string& source);
+// Cross-field rules (divisibility, supported combinations); parse_workload calls it.
+void validate(const Workload& w);
+nlohmann::json to_json(const Workload& w);
+
+}  // namespace paratwin::workloads

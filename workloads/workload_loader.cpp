@@ -1,0 +1,204 @@
+// Reading a workload JSON document into a Workload. Every key is read through JsonReader so that
+// unknown keys are errors; cross-field rules live in validate.cpp.
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/json_reader.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::workloads {
+
+namespace {
+
+constexpr int64_t kMaxDim = int64_t{1} << 31;    // sizes that fit comfortably in GEMM shapes
+constexpr int64_t kMaxRanks = int64_t{1} << 22;  // 4M ranks: beyond any machine we model
+
+template <typename E>
+E enum_of(const std::string& s, const std::vector<std::pair<std::string, E>>& table) {
+  for (const auto& [name, value] : table)
+    if (name == s) return value;
+  return table.front().second;  // unreachable: JsonReader::choice checked the spelling
+}
+
+const std::vector<std::pair<std::string, Dtype>> kDtypes = {
+    {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}};
+const std::vector<std::pair<std::string, Checkpointing>> kCheckpointing = {
+    {"full", Checkpointing::full}, {"none", Checkpointing::none}, {"selective", Checkpointing::selective}};
+const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {
+    {"none", TensorMode::none}, {"megatron", TensorMode::megatron},
+    {"optimus", TensorMode::optimus}, {"axonn", TensorMode::axonn}};
+const std::vector<std::pair<std::string, Schedule>> kSchedules = {
+    {"1f1b", Schedule::one_f_one_b}, {"gpipe", Schedule::gpipe},
+    {"interleaved", Schedule::interleaved}, {"axonn", Schedule::axonn}};
+
+template <typename E>
+std::vector<std::string> names(const std::vector<std::pair<std::string, E>>& table) {
+  std::vector<std::string> out;
+  for (const auto& entry : table) out.push_back(entry.first);
+  return out;
+}
+
+template <typename E>
+E read_enum(JsonReader& r, const std::string& key, const std::vector<std::pair<std::string, E>>& table) {
+  return enum_of(r.choice(key, names(table), table.front().first), table);
+}
+
+ModelConfig read_model(JsonReader r) {
+  ModelConfig m;
+  m.layers = r.integer("layers", std::nullopt, 1, 1'000'000);
+  m.hidden = r.integer("hidden", std::nullopt, 1, kMaxDim);
+  m.heads = r.integer("heads", std::nullopt, 1, kMaxDim);
+  m.ffn_hidden = r.integer("ffn_hidden", 4 * m.hidden, 1, kMaxDim);
+  m.seq_len = r.integer("seq_len", std::nullopt, 1, kMaxDim);
+  m.vocab = r.integer("vocab", std::nullopt, 1, kMaxDim);
+  if (r.has("moe")) {
+    JsonReader e = r.object("moe");
+    m.moe.experts = e.integer("experts", std::nullopt, 2, 1 << 20);
+    m.moe.top_k = e.integer("top_k", 1, 1, m.moe.experts);
+    m.moe.capacity_factor = e.number("capacity_factor", 1.0, 0.0, 1e6);
+    m.moe.every = e.integer("every", 2, 1, m.layers);
+    m.moe.imbalance = e.number("imbalance", 1.0, 1.0, 1e6);
+    e.finish();
+  }
+  r.finish();
+  return m;
+}
+
+TrainingConfig read_training(JsonReader r) {
+  TrainingConfig t;
+  t.global_batch = r.integer("global_batch", std::nullopt, 1, kMaxDim);
+  t.micro_batch = r.integer("micro_batch", 1, 1, kMaxDim);
+  t.dtype = read_enum(r, "dtype", kDtypes);
+  r.choice("optimizer", {"adam"}, "adam");
+  t.checkpointing = read_enum(r, "checkpointing", kCheckpointing);
+  t.offload_optimizer = r.boolean("offload_optimizer", false);
+  t.offload_bucket = r.integer("offload_bucket", 4'000'000, 1, kMaxDim);
+  t.fp32_gradient_copy = r.boolean("fp32_gradient_copy", false);
+  r.finish();
+  return t;
+}
+
+// Keys of parallelism.tensor that belong to one mode only: naming them under another mode is an
+// error that says which mode they need, not a bare "unknown key".
+void reject_foreign_tensor_keys(const JsonReader& r, TensorMode mode) {
+  const std::vector<std::pair<std::string, TensorMode>> owners = {
+      {"size", TensorMode::megatron}, {"q", TensorMode::optimus}, {"x", TensorMode::axonn},
+      {"y", TensorMode::axonn},       {"z", TensorMode::axonn}};
+  for (const auto& [key, owner] : owners)
+    if (r.has(key) && owner != mode)
+      r.fail(key, std::string("applies only to mode \"") + to_string(owner) + "\", not \"" +
+                      to_string(mode) + "\"");
+}
+
+TensorConfig read_tensor(JsonReader r) {
+  TensorConfig t;
+  t.mode = read_enum(r, "mode", kTensorModes);
+  reject_foreign_tensor_keys(r, t.mode);
+  switch (t.mode) {
+    case TensorMode::none: break;
+    case TensorMode::megatron: t.size = r.integer("size", std::nullopt, 1, kMaxRanks); break;
+    case TensorMode::optimus: t.rows = t.cols = r.integer("q", std::nullopt, 1, 2048); break;
+    case TensorMode::axonn:
+      t.x = r.integer("x", 1, 1, kMaxRanks);
+      t.y = r.integer("y", 1, 1, kMaxRanks);
+      t.z = r.integer("z", 1, 1, kMaxRanks);
+      break;
+  }
+  r.finish();
+  return t;
+}
+
+ParallelConfig read_parallel(JsonReader r) {
+  ParallelConfig p;
+  {
+    JsonReader d = r.object("data");
+    p.data = d.integer("size", 1, 1, kMaxRanks);
+    p.zero_stage = d.integer("zero", 0, 0, 3);
+    d.finish();
+  }
+  p.tensor = read_tensor(r.object("tensor"));
+  p.sequence_parallel = r.boolean("sequence_parallel", false);
+  {
+    JsonReader pp = r.object("pipeline");
+    p.pipeline.stages = pp.integer("stages", 1, 1, 1 << 16);
+    p.pipeline.schedule = read_enum(pp, "schedule", kSchedules);
+    p.pipeline.chunks = pp.integer("chunks", 1, 1, 1 << 12);
+    p.pipeline.pipeline_limit = pp.integer("pipeline_limit", 0, 0, 1 << 20);
+    pp.finish();
+  }
+  {
+    JsonReader e = r.object("expert");
+    p.expert = e.integer("size", 1, 1, kMaxRanks);
+    e.finish();
+  }
+  r.finish();
+  return p;
+}
+
+Optimizations read_optimizations(JsonReader r) {
+  Optimizations o;
+  o.overlap_all_reduce = r.boolean("overlap_all_reduce", false);
+  o.overlap_reduce_scatter = r.boolean("overlap_reduce_scatter", false);
+  o.overlap_all_gather = r.boolean("overlap_all_gather", false);
+  o.overlap_gradient_sync = r.boolean("overlap_gradient_sync", false);
+  o.cache_all_gather = r.boolean("cache_all_gather", false);
+  o.duplicate_token_dropping = r.boolean("duplicate_token_dropping", false);
+  o.comm_aware_checkpointing = r.boolean("comm_aware_checkpointing", false);
+  o.scatter_gather = r.boolean("scatter_gather", false);
+  r.finish();
+  return o;
+}
+
+Placement read_placement(JsonReader r) {
+  Placement p;
+  if (r.has("order")) p.order = r.string_list("order");
+  p.devices_per_node = r.integer("devices_per_node", 0, 0, 1 << 16);
+  r.finish();
+  return p;
+}
+
+}  // namespace
+
+Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
+  try {
+    JsonReader top(doc, "");
+    Workload w;
+    w.source = source;
+    w.name = top.string("name");
+    if (w.name.empty()) top.fail("name", "must not be empty");
+    top.string("description", "");
+    w.model = read_model(top.object("model"));
+    w.training = read_training(top.object("training"));
+    w.parallel = read_parallel(top.object("parallelism"));
+    w.opt = read_optimizations(top.object("optimizations"));
+    w.placement = read_placement(top.object("placement"));
+    top.finish();
+    validate(w);
+    return w;
+  } catch (const WorkloadError& e) {
+    if (source.empty()) throw;
+    throw WorkloadError(source + ": " + e.path(), e.message());
+  }
+}
+
+Workload parse_workload_text(const std::string& text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw WorkloadError(source, std::string("is not valid JSON: ") + e.what());
+  }
+  return parse_workload(doc, source);
+}
+
+Workload load_workload_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw WorkloadError(path, "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_workload_text(text.str(), path);
+}
+
+}  // namespace paratwin::workloads
