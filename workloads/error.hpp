@@ -9,13 +9,19 @@ namespace paratwin::workloads {
 class WorkloadError : public std::runtime_error {
  public:
   WorkloadError(std::string path, std::string message)
-      : std::runtime_error(path.empty() ? message : path + ": " + message),
+      : std::runtime_error(join(path, message)),
         path_(std::move(path)),
         message_(std::move(message)) {}
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
 
  private:
+  // "a.b = 3 does not divide ..." reads better than "a.b: = 3 ..."; other messages follow a colon.
+  static std::string join(const std::string& path, const std::string& message) {
+    if (path.empty()) return message;
+    return path + (message.rfind("= ", 0) == 0 ? " " : ": ") + message;
+  }
+
   std::string path_;
   std::string message_;
 };

@@ -132,9 +132,14 @@ PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& ord
     seen[i] = true;
     order_.push_back(i);
   }
-  for (size_t i = 0; i < seen.size(); ++i)
-    if (!seen[i])
-      throw WorkloadError("placement.order", "does not list axis \"" + grid.axes()[i].name + "\"");
+  // Axes of size one do not move any rank; they may be left out.
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (seen[i]) continue;
+    if (grid.axes()[i].size > 1)
+      throw WorkloadError("placement.order", "does not list axis \"" + grid.axes()[i].name + "\" (size " +
+                                                 std::to_string(grid.axes()[i].size) + ")");
+    order_.push_back(static_cast<int>(i));
+  }
 }
 
 int64_t PlacementMap::device_of(int64_t rank) const {

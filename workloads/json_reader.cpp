@@ -43,11 +43,11 @@ int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallb
   }
   const auto& v = (*object_)[key];
   int64_t value = 0;
-  if (v.is_number_integer()) {
-    value = v.get<int64_t>();
-  } else if (v.is_number_unsigned()) {
+  if (v.is_number_unsigned()) {  // nlohmann counts unsigned numbers as integers too: test it first
     if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) fail(key, "is too large");
     value = static_cast<int64_t>(v.get<uint64_t>());
+  } else if (v.is_number_integer()) {
+    value = v.get<int64_t>();
   } else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
              v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9e15) {
     value = static_cast<int64_t>(v.get<double>());

@@ -177,18 +177,19 @@ class StageLowering {
 
   void sync_chunk_gradients(int32_t chunk) {
     const auto zero = c_.w.parallel.zero_stage;
-    if (zero == 3 && c_.w.parallel.tensor.mode != TensorMode::axonn &&
-        c_.w.parallel.tensor.mode != TensorMode::optimus)
-      return;  // ZeRO-3 reduce-scattered each layer's gradients in the backward pass
+    // ZeRO-3 reduce-scattered each layer's gradients in the backward pass; the embeddings stay
+    // replicated and are all-reduced here.
+    const bool layers_done = zero == 3;  // validate() allows ZeRO-3 only without axonn / optimus
     e_.phase = Phase::grad_sync;
     for (const auto& [layer, block] : chunk_params(chunk)) {
+      if (layers_done && layer >= 0) continue;
       e_.layer = layer;
       const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
       std::vector<uint32_t> deps{e_.last_compute()};
       if (!e_.deferred.empty()) deps.push_back(e_.deferred.back());
-      const OpKind kind = zero == 0 ? OpKind::all_reduce : OpKind::reduce_scatter;
-      const uint32_t id = e_.async(kind, Stream::data, group, block.params * c_.e,
-                                   zero == 0 ? "grad.all_reduce" : "grad.reduce_scatter", deps);
+      const OpKind kind = zero == 0 || layers_done ? OpKind::all_reduce : OpKind::reduce_scatter;
+      // Named after the parameter block ("qkv", "layer", "experts", "embedding").
+      const uint32_t id = e_.async(kind, Stream::data, group, block.params * c_.e, block.name, deps);
       if (id != kNoOp) {
         role_.ops[id].expert_params = block.expert;
         synced_.push_back(id);
@@ -231,8 +232,7 @@ class StageLowering {
         for (const auto& [layer, block] : chunk_params(chunk)) {
           e_.layer = layer;
           const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
-          e_.async(OpKind::all_gather, Stream::data, group, block.params * c_.e, "params.all_gather",
-                   {e_.last_compute()});
+          e_.async(OpKind::all_gather, Stream::data, group, block.params * c_.e, block.name, {e_.last_compute()});
         }
     }
   }
@@ -319,6 +319,10 @@ Program lower(const Workload& w, const LowerOptions& options) {
     role.stage = s;
     role.name = "stage " + std::to_string(s);
     role.ranks = prog.grid.size() / pp.stages;
+    if (s > 0) {  // stages have about the same op count: avoid regrowing the vectors
+      role.ops.reserve(prog.roles[0].ops.size() + prog.roles[0].ops.size() / 8);
+      role.deps.reserve(prog.roles[0].deps.size() + prog.roles[0].deps.size() / 8);
+    }
     StageLowering(ctx, *layers, role, schedules[static_cast<size_t>(s)]).run();
     int32_t lo = INT32_MAX, hi = 0;
     for (int64_t c = 0; c < pp.chunks; ++c) {

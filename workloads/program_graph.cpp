@@ -4,14 +4,14 @@
 #include <map>
 #include <tuple>
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
 
 namespace paratwin::workloads {
 
 namespace {
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+using Graph = boost::compressed_sparse_row_graph<boost::directedS>;
 
 std::string where(const Role& role, uint32_t i) {
   const Op& op = role.ops[i];
@@ -108,12 +108,18 @@ void check_collectives(const Program& p) {
 }
 
 // One vertex per op, a matched send and receive sharing one vertex; edges for explicit
-// dependencies and for stream order.
+// dependencies and for stream order. A compressed sparse row graph keeps millions of ops compact.
 struct GlobalGraph {
   Graph g;
-  std::vector<size_t> base;           // first vertex id of each role
-  std::vector<size_t> vertex_of;      // flattened (role, op) -> vertex
-  std::vector<std::vector<OpRef>> ops_of;  // vertex -> ops it stands for
+  std::vector<size_t> base;       // first flattened op index of each role
+  std::vector<size_t> vertex_of;  // flattened op index -> vertex
+  std::vector<size_t> op_of;      // vertex -> a flattened op index it stands for
+  std::vector<size_t> partner;    // vertex -> the matched message's other end, or SIZE_MAX
+
+  OpRef ref(size_t flat) const {
+    const auto it = std::upper_bound(base.begin(), base.end(), flat) - 1;
+    return {static_cast<int32_t>(it - base.begin()), static_cast<uint32_t>(flat - *it)};
+  }
 };
 
 GlobalGraph build_graph(const Program& p, const std::vector<std::pair<OpRef, OpRef>>& pairs) {
@@ -123,45 +129,50 @@ GlobalGraph build_graph(const Program& p, const std::vector<std::pair<OpRef, OpR
     G.base.push_back(n);
     n += role.ops.size();
   }
-  G.vertex_of.resize(n);
-  for (size_t i = 0; i < n; ++i) G.vertex_of[i] = i;
+  // A receive takes its send's vertex; every other op gets the next free one.
+  std::vector<size_t> merged_into(n, SIZE_MAX);
   for (const auto& [s, r] : pairs)
-    G.vertex_of[G.base[static_cast<size_t>(r.role)] + r.op] = G.base[static_cast<size_t>(s.role)] + s.op;
-  // Renumber densely.
-  std::vector<size_t> dense(n, SIZE_MAX);
-  size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    size_t v = G.vertex_of[i];
-    if (dense[v] == SIZE_MAX) dense[v] = count++;
-    G.vertex_of[i] = dense[v];
-  }
-  G.g = Graph(count);
-  G.ops_of.resize(count);
-  for (int32_t r = 0; r < static_cast<int32_t>(p.roles.size()); ++r) {
-    const Role& role = p.roles[static_cast<size_t>(r)];
-    const size_t b = G.base[static_cast<size_t>(r)];
-    uint32_t last_on_stream[kStreams];
-    std::fill(std::begin(last_on_stream), std::end(last_on_stream), UINT32_MAX);
+    merged_into[G.base[static_cast<size_t>(r.role)] + r.op] = G.base[static_cast<size_t>(s.role)] + s.op;
+  G.vertex_of.assign(n, SIZE_MAX);
+  for (size_t i = 0; i < n; ++i)
+    if (merged_into[i] == SIZE_MAX) {
+      G.vertex_of[i] = G.op_of.size();
+      G.op_of.push_back(i);
+    }
+  G.partner.assign(G.op_of.size(), SIZE_MAX);
+  for (size_t i = 0; i < n; ++i)
+    if (merged_into[i] != SIZE_MAX) {
+      G.vertex_of[i] = G.vertex_of[merged_into[i]];
+      G.partner[G.vertex_of[i]] = i;
+    }
+  std::vector<std::pair<size_t, size_t>> edges;
+  size_t deps = 0;
+  for (const Role& role : p.roles) deps += role.deps.size();
+  edges.reserve(deps + n);
+  for (size_t r = 0; r < p.roles.size(); ++r) {
+    const Role& role = p.roles[r];
+    const size_t b = G.base[r];
+    size_t last_on_stream[kStreams];
+    std::fill(std::begin(last_on_stream), std::end(last_on_stream), SIZE_MAX);
     for (uint32_t i = 0; i < role.ops.size(); ++i) {
       const Op& op = role.ops[i];
       const size_t v = G.vertex_of[b + i];
-      G.ops_of[v].push_back({r, i});
-      for (uint32_t k = 0; k < op.dep_count; ++k)
-        boost::add_edge(G.vertex_of[b + role.deps[op.dep_begin + k]], v, G.g);
-      uint32_t& prev = last_on_stream[static_cast<int>(op.stream)];
-      if (prev != UINT32_MAX) boost::add_edge(G.vertex_of[b + prev], v, G.g);
+      for (uint32_t k = 0; k < op.dep_count; ++k) edges.emplace_back(G.vertex_of[b + role.deps[op.dep_begin + k]], v);
+      size_t& prev = last_on_stream[static_cast<int>(op.stream)];
+      if (prev != SIZE_MAX) edges.emplace_back(G.vertex_of[b + prev], v);
       prev = i;
     }
   }
+  G.g = Graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), G.op_of.size());
   return G;
 }
 
-std::vector<size_t> topo(const GlobalGraph& G, const Program& p) {
+std::vector<size_t> topo(const GlobalGraph& G) {
   std::vector<size_t> order;
+  order.reserve(G.op_of.size());
   try {
     boost::topological_sort(G.g, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
-    (void)p;
     throw ProgramError(
         "the op graph has a cycle: the pipeline schedule, stream order and matched messages would "
         "deadlock");
@@ -176,40 +187,40 @@ void validate_program(const Program& p) {
   for (const Role& role : p.roles) check_local(role);
   const auto pairs = match_messages(p);
   check_collectives(p);
-  topo(build_graph(p, pairs), p);
+  topo(build_graph(p, pairs));
 }
 
 CriticalPath critical_path(const Program& p, const std::function<double(const Role&, const Op&)>& cost) {
   const auto pairs = match_messages(p);
   const GlobalGraph G = build_graph(p, pairs);
-  const auto order = topo(G, p);
-  const size_t n = boost::num_vertices(G.g);
-  std::vector<double> weight(n, 0), finish(n, 0);
+  const auto order = topo(G);
+  const size_t n = G.op_of.size();
+  auto op_cost = [&](size_t flat) {
+    const OpRef r = G.ref(flat);
+    const Role& role = p.roles[static_cast<size_t>(r.role)];
+    return cost(role, role.ops[r.op]);
+  };
+  // Relax along out-edges in topological order: start[v] is the latest finish of its predecessors.
+  std::vector<double> start(n, 0), finish(n, 0);
   std::vector<size_t> prev(n, SIZE_MAX);
-  for (size_t v = 0; v < n; ++v)
-    for (const OpRef& ref : G.ops_of[v]) {
-      const Role& role = p.roles[static_cast<size_t>(ref.role)];
-      weight[v] = std::max(weight[v], cost(role, role.ops[ref.op]));
-    }
   size_t best = SIZE_MAX;
   for (size_t v : order) {
-    double start = 0;
-    size_t arg = SIZE_MAX;
-    for (auto [it, end] = boost::in_edges(v, G.g); it != end; ++it) {
-      const size_t u = boost::source(*it, G.g);
-      if (arg == SIZE_MAX || finish[u] > start) {
-        start = finish[u];
-        arg = u;
+    double w = op_cost(G.op_of[v]);
+    if (G.partner[v] != SIZE_MAX) w = std::max(w, op_cost(G.partner[v]));
+    finish[v] = start[v] + w;
+    if (best == SIZE_MAX || finish[v] > finish[best]) best = v;
+    for (auto [it, end] = boost::out_edges(v, G.g); it != end; ++it) {
+      const size_t u = boost::target(*it, G.g);
+      if (prev[u] == SIZE_MAX || finish[v] > start[u]) {
+        start[u] = finish[v];
+        prev[u] = v;
       }
     }
-    prev[v] = arg;
-    finish[v] = start + weight[v];
-    if (best == SIZE_MAX || finish[v] > finish[best]) best = v;
   }
   CriticalPath out;
   if (best == SIZE_MAX) return out;
   out.length = finish[best];
-  for (size_t v = best; v != SIZE_MAX; v = prev[v]) out.ops.push_back(G.ops_of[v].front());
+  for (size_t v = best; v != SIZE_MAX; v = prev[v]) out.ops.push_back(G.ref(G.op_of[v]));
   std::reverse(out.ops.begin(), out.ops.end());
   return out;
 }
@@ -221,7 +232,7 @@ std::vector<uint32_t> topological_order(const Role& role) {
     if (is_p2p(op.kind)) op.kind = OpKind::elementwise;  // messages are matched across roles only
   const GlobalGraph G = build_graph(single, {});
   std::vector<uint32_t> out;
-  for (size_t v : topo(G, single)) out.push_back(G.ops_of[v].front().op);
+  for (size_t v : topo(G)) out.push_back(static_cast<uint32_t>(G.op_of[v]));
   return out;
 }
 

@@ -1,5 +1,7 @@
 // Cross-field rules of a workload. Each rule names the JSON paths involved and the values, e.g.
 // "parallelism.tensor.x = 3 does not divide model.hidden = 4096".
+#include <iomanip>
+#include <sstream>
 #include <string>
 
 #include "workloads/error.hpp"
@@ -85,10 +87,11 @@ void validate_tensor(const Workload& w) {
       for (const auto& [k, n, what] :
            {std::tuple{m.hidden, 3 * m.hidden, "QKV"}, std::tuple{m.hidden, m.hidden, "proj"},
             std::tuple{m.hidden, m.ffn_hidden, "fc1"}, std::tuple{m.hidden, m.vocab, "logits"}}) {
-        const int64_t shard = (k / t.y) * (n / t.x);
-        require(t.z <= 1 || shard % t.z == 0, "parallelism.tensor.z",
-                "= " + std::to_string(t.z) + " does not divide the " + what +
-                    " weight block of " + std::to_string(shard) + " elements");
+        // (k/y)·(n/x) mod z, computed without forming the product.
+        const int64_t rem = ((k / t.y) % t.z) * ((n / t.x) % t.z) % t.z;
+        require(t.z <= 1 || rem == 0, "parallelism.tensor.z",
+                "= " + std::to_string(t.z) + " does not divide the " + what + " weight block of " +
+                    std::to_string(k / t.y) + " × " + std::to_string(n / t.x) + " elements");
       }
       require(!w.parallel.sequence_parallel, "parallelism.sequence_parallel",
               "requires parallelism.tensor.mode = \"megatron\"");
@@ -176,10 +179,22 @@ void validate_optimizations(const Workload& w) {
 
 void validate(const Workload& w) {
   validate_model(w.model);
+  // Products in double first: the axis sizes alone may overflow 64-bit integers.
+  const auto& par = w.parallel;
+  const double ranks = static_cast<double>(par.tensor.x) * static_cast<double>(par.tensor.y) *
+                       static_cast<double>(par.tensor.z) * static_cast<double>(par.tensor.size) *
+                       static_cast<double>(par.tensor.rows) * static_cast<double>(par.tensor.cols) *
+                       static_cast<double>(par.expert) * static_cast<double>(par.pipeline.stages) *
+                       static_cast<double>(par.data);
+  if (ranks > static_cast<double>(kMaxRanks)) {
+    std::ostringstream s;
+    s << "describes " << std::fixed << std::setprecision(0) << ranks << " ranks, more than the limit of "
+      << kMaxRanks;
+    throw WorkloadError("parallelism", s.str());
+  }
+  require(static_cast<double>(w.training.micro_batch) * static_cast<double>(w.model.seq_len) <= 2147483648.0,
+          "training.micro_batch", "× model.seq_len exceeds 2^31 tokens per micro-batch");
   const int64_t replicas_micro = w.batch_replicas() * w.training.micro_batch;
-  require(w.total_ranks() <= kMaxRanks, "parallelism",
-          "describes " + std::to_string(w.total_ranks()) + " ranks, more than the limit of " +
-              std::to_string(kMaxRanks));
   if (w.training.global_batch % replicas_micro != 0)
     throw WorkloadError("training.global_batch",
                         "= " + std::to_string(w.training.global_batch) +

@@ -12,7 +12,13 @@ namespace paratwin::workloads {
 
 namespace {
 
-constexpr int64_t kMaxDim = int64_t{1} << 31;    // sizes that fit comfortably in GEMM shapes
+// Bounds far beyond any real model that keep every product of sizes (tokens × hidden × ffn) well
+// inside 64-bit integers and doubles' exact range.
+constexpr int64_t kMaxHidden = int64_t{1} << 20;
+constexpr int64_t kMaxFfn = int64_t{1} << 22;
+constexpr int64_t kMaxSeq = int64_t{1} << 24;
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+constexpr int64_t kMaxBatch = int64_t{1} << 30;
 constexpr int64_t kMaxRanks = int64_t{1} << 22;  // 4M ranks: beyond any machine we model
 
 template <typename E>
@@ -48,11 +54,11 @@ E read_enum(JsonReader& r, const std::string& key, const std::vector<std::pair<s
 ModelConfig read_model(JsonReader r) {
   ModelConfig m;
   m.layers = r.integer("layers", std::nullopt, 1, 1'000'000);
-  m.hidden = r.integer("hidden", std::nullopt, 1, kMaxDim);
-  m.heads = r.integer("heads", std::nullopt, 1, kMaxDim);
-  m.ffn_hidden = r.integer("ffn_hidden", 4 * m.hidden, 1, kMaxDim);
-  m.seq_len = r.integer("seq_len", std::nullopt, 1, kMaxDim);
-  m.vocab = r.integer("vocab", std::nullopt, 1, kMaxDim);
+  m.hidden = r.integer("hidden", std::nullopt, 1, kMaxHidden);
+  m.heads = r.integer("heads", std::nullopt, 1, kMaxHidden);
+  m.ffn_hidden = r.integer("ffn_hidden", 4 * m.hidden, 1, kMaxFfn);
+  m.seq_len = r.integer("seq_len", std::nullopt, 1, kMaxSeq);
+  m.vocab = r.integer("vocab", std::nullopt, 1, kMaxVocab);
   if (r.has("moe")) {
     JsonReader e = r.object("moe");
     m.moe.experts = e.integer("experts", std::nullopt, 2, 1 << 20);
@@ -68,13 +74,13 @@ ModelConfig read_model(JsonReader r) {
 
 TrainingConfig read_training(JsonReader r) {
   TrainingConfig t;
-  t.global_batch = r.integer("global_batch", std::nullopt, 1, kMaxDim);
-  t.micro_batch = r.integer("micro_batch", 1, 1, kMaxDim);
+  t.global_batch = r.integer("global_batch", std::nullopt, 1, kMaxBatch);
+  t.micro_batch = r.integer("micro_batch", 1, 1, kMaxBatch);
   t.dtype = read_enum(r, "dtype", kDtypes);
   r.choice("optimizer", {"adam"}, "adam");
   t.checkpointing = read_enum(r, "checkpointing", kCheckpointing);
   t.offload_optimizer = r.boolean("offload_optimizer", false);
-  t.offload_bucket = r.integer("offload_bucket", 4'000'000, 1, kMaxDim);
+  t.offload_bucket = r.integer("offload_bucket", 4'000'000, 1, int64_t{1} << 40);
   t.fp32_gradient_copy = r.boolean("fp32_gradient_copy", false);
   r.finish();
   return t;
@@ -153,7 +159,10 @@ Optimizations read_optimizations(JsonReader r) {
 
 Placement read_placement(JsonReader r) {
   Placement p;
-  if (r.has("order")) p.order = r.string_list("order");
+  if (r.has("order")) {
+    p.order = r.string_list("order");
+    if (p.order.empty()) r.fail("order", "is empty: list every grid axis, innermost first, or leave the key out");
+  }
   p.devices_per_node = r.integer("devices_per_node", 0, 0, 1 << 16);
   r.finish();
   return p;
@@ -187,7 +196,7 @@ Workload parse_workload_text(const std::string& text, const std::string& source)
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond double's range
     throw WorkloadError(source, std::string("is not valid JSON: ") + e.what());
   }
   return parse_workload(doc, source);

@@ -1,1 +1,42 @@
+// Every shipped example workload loads, lowers and passes Program validation.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "workloads/lower.hpp"
+#include "workloads/program_graph.hpp"
+#include "workloads/report.hpp"
+
+namespace pw = paratwin::workloads;
+
+namespace {
+
+std::vector<std::string> example_files() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(PARATWIN_EXAMPLES_DIR))
+    if (entry.path().extension() == ".json") out.push_back(entry.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class Examples : public testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(Examples, LoadsAndLowers) {
+  const auto w = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + GetParam());
+  const auto p = pw::lower(w);
+  EXPECT_EQ(p.grid.size(), w.total_ranks());
+  EXPECT_EQ(static_cast<int64_t>(p.roles.size()), w.parallel.pipeline.stages);
+  const auto s = pw::summarize(p);
+  EXPECT_GT(s.executed_gemm_flops, 0.99 * s.model_flops);
+  for (const auto& r : p.roles) EXPECT_GT(r.memory.total(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Examples, testing::ValuesIn(example_files()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 5);
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });

@@ -1,1 +1,130 @@
+// Megatron 1-D tensor parallelism (seed 003 §2.3, the f and g operators), sequence parallelism,
+// pipeline messages (with the scatter/gather optimisation), ZeRO stages and data parallelism.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "tests/unit/test_util.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+using paratwin::test::count_where;
+using paratwin::test::ops_where;
+
+namespace {
+
+nlohmann::json megatron(int64_t t, int64_t p = 1, int64_t d = 1) {
+  auto j = paratwin::test::base_gpt();
+  j["training"]["global_batch"] = 8 * d;
+  j["parallelism"] = {{"data", {{"size", d}}},
+                      {"tensor", {{"mode", "megatron"}, {"size", t}}},
+                      {"pipeline", {{"stages", p}, {"schedule", "1f1b"}}}};
+  return j;
+}
+
+int count(const pw::Role& r, pw::OpKind kind, pw::Phase ph, int layer, int mb = 0) {
+  return count_where(r, [&](const pw::Op& op) {
+    return op.kind == kind && op.phase == ph && op.layer == layer && op.micro_batch == mb;
+  });
+}
+
+}  // namespace
+
+TEST(LowerMegatron, TwoAllReducesPerLayerPerPass) {
+  const auto p = pw::lower(paratwin::test::workload(megatron(4)));
+  const auto& r = p.roles[0];
+  for (auto ph : {pw::Phase::forward, pw::Phase::recompute, pw::Phase::backward})
+    EXPECT_EQ(count(r, pw::OpKind::all_reduce, ph, 2), 2) << pw::to_string(ph);
+  for (const auto& op : ops_where(r, [](const pw::Op& op) { return op.layer == 2 && op.kind == pw::OpKind::all_reduce; })) {
+    EXPECT_EQ(op.group, p.grid.mask("tensor"));
+    EXPECT_DOUBLE_EQ(op.bytes, 64.0 * 256 * 2);  // s·b·h half-precision values
+  }
+  // GEMMs split as Megatron splits them: QKV and fc1 by columns, proj and fc2 by rows.
+  const auto qkv = ops_where(r, [](const pw::Op& op) { return std::string(op.name) == "qkv"; }).front();
+  EXPECT_EQ(qkv.gemm.n, 3 * 256 / 4);
+  const auto fc2 = ops_where(r, [](const pw::Op& op) { return std::string(op.name) == "fc2"; }).front();
+  EXPECT_EQ(fc2.gemm.k, 4 * 256 / 4);
+}
+
+TEST(LowerMegatron, SequenceParallelSwapsAllReduceForGatherAndScatter) {
+  auto j = megatron(4);
+  j["parallelism"]["sequence_parallel"] = true;
+  const auto p = pw::lower(paratwin::test::workload(j));
+  const auto& r = p.roles[0];
+  for (auto ph : {pw::Phase::forward, pw::Phase::backward}) {
+    EXPECT_EQ(count(r, pw::OpKind::all_reduce, ph, 2), 0);
+    EXPECT_EQ(count(r, pw::OpKind::all_gather, ph, 2), 2);
+    EXPECT_EQ(count(r, pw::OpKind::reduce_scatter, ph, 2), 2);
+  }
+}
+
+TEST(LowerMegatron, PipelineMessagesMatchAndScatterGatherDividesThem) {
+  auto j = megatron(2, 4);
+  j["training"]["global_batch"] = 8;
+  const auto plain = pw::lower(paratwin::test::workload(j));
+  j["optimizations"] = {{"scatter_gather", true}};
+  const auto sg = pw::lower(paratwin::test::workload(j));
+  auto sends = [](const pw::Role& r) {
+    return ops_where(r, [](const pw::Op& op) { return op.kind == pw::OpKind::send; });
+  };
+  // Stage 1 sends every micro-batch's activation forward and its gradient backward.
+  ASSERT_EQ(sends(plain.roles[1]).size(), 16u);
+  EXPECT_EQ(sends(plain.roles[0]).size(), 8u);
+  EXPECT_EQ(sends(plain.roles[3]).size(), 8u);
+  EXPECT_DOUBLE_EQ(sends(plain.roles[1]).front().bytes, 64.0 * 256 * 2);
+  EXPECT_DOUBLE_EQ(sends(sg.roles[1]).front().bytes, 64.0 * 256 * 2 / 2);
+  // Each received message is all-gathered across the tensor group.
+  EXPECT_EQ(count_where(sg.roles[1], [](const pw::Op& op) { return std::string(op.name).rfind("recv.", 0) == 0 && op.kind == pw::OpKind::all_gather; }),
+            16);
+}
+
+TEST(LowerMegatron, LayersSplitEvenlyOverStagesAndChunks) {
+  auto j = megatron(1, 2);
+  j["model"]["layers"] = 8;
+  j["parallelism"]["pipeline"] = {{"stages", 2}, {"schedule", "interleaved"}, {"chunks", 2}};
+  const auto p = pw::lower(paratwin::test::workload(j));
+  auto layers_of = [](const pw::Role& r) {
+    std::set<int> s;
+    for (const auto& op : r.ops)
+      if (op.kind == pw::OpKind::gemm && op.layer >= 0) s.insert(op.layer);
+    return s;
+  };
+  EXPECT_EQ(layers_of(p.roles[0]), (std::set<int>{0, 1, 4, 5}));
+  EXPECT_EQ(layers_of(p.roles[1]), (std::set<int>{2, 3, 6, 7}));
+}
+
+TEST(LowerMegatron, ZeroStagesChangeGradientSynchronisation) {
+  auto grad_ops = [](int zero) {
+    auto j = megatron(1, 1, 4);
+    j["parallelism"]["data"]["zero"] = zero;
+    const auto p = pw::lower(paratwin::test::workload(j));
+    std::map<pw::OpKind, int> kinds;
+    for (const auto& op : p.roles[0].ops)
+      if (pw::is_collective(op.kind) && op.group == p.grid.mask("data")) ++kinds[op.kind];
+    return kinds;
+  };
+  // 4 layers + the embedding + the tied output embedding.
+  EXPECT_EQ(grad_ops(0), (std::map<pw::OpKind, int>{{pw::OpKind::all_reduce, 6}}));
+  EXPECT_EQ(grad_ops(1), (std::map<pw::OpKind, int>{{pw::OpKind::reduce_scatter, 6}, {pw::OpKind::all_gather, 6}}));
+  // ZeRO-3: every micro-batch gathers each layer in forward and again in the recompute pass (the
+  // backward uses the recompute's copy); gradients are reduce-scattered per layer per micro-batch.
+  const auto z3 = grad_ops(3);
+  EXPECT_EQ(z3.at(pw::OpKind::reduce_scatter), 4 * 8);  // 4 layers × 8 micro-batches
+  EXPECT_EQ(z3.at(pw::OpKind::all_gather), 4 * 8 * 2);
+  EXPECT_EQ(z3.at(pw::OpKind::all_reduce), 2);  // embeddings stay replicated
+}
+
+TEST(LowerMegatron, ZeroShardsMemory) {
+  auto memory = [](int zero) {
+    auto j = megatron(1, 1, 4);
+    j["parallelism"]["data"]["zero"] = zero;
+    return pw::lower(paratwin::test::workload(j)).roles[0].memory;
+  };
+  const auto m0 = memory(0), m1 = memory(1), m2 = memory(2), m3 = memory(3);
+  EXPECT_DOUBLE_EQ(m1.optimizer, m0.optimizer / 4);
+  EXPECT_DOUBLE_EQ(m1.gradients, m0.gradients);
+  EXPECT_DOUBLE_EQ(m2.gradients, m0.gradients / 4);
+  EXPECT_DOUBLE_EQ(m3.weights, m0.weights / 4);
+  EXPECT_GT(m3.gathered_weights, 0);
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Configures and builds paratwin. Usage: scripts/build.sh [release|sanitize|fuzz]
+#   release   (default) everything, in build/
+#   sanitize  libraries and unit tests with ASan + UBSan, in build-sanitize/
+#   fuzz      the libFuzzer targets with clang, in build-fuzz/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-release}
+jobs=$(nproc 2>/dev/null || echo 2)
+case $kind in
+  release)
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    cmake --build build -j"$jobs" ;;
+  sanitize)
+    cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DPARATWIN_SANITIZE=ON -DPARATWIN_UNIT_ONLY=ON
+    cmake --build build-sanitize -j"$jobs" --target unit_tests ;;
+  fuzz)
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARATWIN_FUZZ=ON -DPARATWIN_UNIT_ONLY=ON
+    cmake --build build-fuzz -j"$jobs" --target fuzz_workload ;;
+  *) echo "usage: $0 [release|sanitize|fuzz]" >&2; exit 2 ;;
+esac

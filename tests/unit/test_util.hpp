@@ -1,0 +1,48 @@
+#pragma once
+// Helpers for unit tests: workloads from inline JSON, and queries over a lowered Program.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/lower.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::test {
+
+inline workloads::Workload workload(const nlohmann::json& j) { return workloads::parse_workload(j, ""); }
+
+inline workloads::Workload example(const std::string& file) {
+  return workloads::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + file);
+}
+
+// A small dense GPT; callers patch "parallelism", "training" or "model" as they need.
+inline nlohmann::json base_gpt() {
+  return {{"name", "test"},
+          {"model", {{"layers", 4}, {"hidden", 256}, {"heads", 8}, {"seq_len", 64}, {"vocab", 512}}},
+          {"training", {{"global_batch", 8}, {"micro_batch", 1}, {"dtype", "bf16"}, {"checkpointing", "full"}}}};
+}
+
+using OpPred = std::function<bool(const workloads::Op&)>;
+
+inline std::vector<workloads::Op> ops_where(const workloads::Role& r, const OpPred& pred) {
+  std::vector<workloads::Op> out;
+  for (const auto& op : r.ops)
+    if (pred(op)) out.push_back(op);
+  return out;
+}
+
+inline int count_where(const workloads::Role& r, const OpPred& pred) {
+  return static_cast<int>(ops_where(r, pred).size());
+}
+
+inline double gemm_flops_all_ranks(const workloads::Program& p) {
+  double sum = 0;
+  for (const auto& r : p.roles)
+    for (const auto& op : r.ops)
+      if (op.kind == workloads::OpKind::gemm) sum += op.flops * static_cast<double>(r.ranks);
+  return sum;
+}
+
+}  // namespace paratwin::test
