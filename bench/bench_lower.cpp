@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) files.emplace_back(argv[i]);
   if (files.empty()) files = {"workloads/examples/gpt-320b-frontier-32768.json"};
-  std::printf("%-48s %8s %8s %10s %12s %12s\n", "workload", "ranks", "roles", "ops/role", "lower [s]", "peak RSS [MiB]");
+  std::printf("%-48s %8s %8s %10s %12s %12s\n", "workload", "ranks", "roles", "ops/role", "lower [s]",
+              "peak RSS [MiB]");
   for (const auto& file : files) {
     try {
       const auto t0 = std::chrono::steady_clock::now();

@@ -1,8 +1,7 @@
 #pragma once
 // Subcommands of the paratwin CLI. Each registers its options and returns the action to run.
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace paratwin::cli {
 

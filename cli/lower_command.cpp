@@ -1,9 +1,8 @@
 // `paratwin lower`: lower a workload to its Program and report, per rank role, op counts, FLOPs,
 // collective bytes per kind and axis, and memory per rank.
 #include <iostream>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "workloads/embedded_examples.hpp"
@@ -32,8 +31,8 @@ void print_ops(const workloads::Program& p, int64_t role) {
   for (size_t i = 0; i < r.ops.size(); ++i) {
     const auto& op = r.ops[i];
     std::cout << "  " << i << ' ' << workloads::to_string(op.kind) << ' ' << op.name << " ["
-              << workloads::to_string(op.phase) << " layer " << op.layer << " mb " << op.micro_batch
-              << " chunk " << op.chunk << " stream " << workloads::to_string(op.stream) << "]";
+              << workloads::to_string(op.phase) << " layer " << op.layer << " mb " << op.micro_batch << " chunk "
+              << op.chunk << " stream " << workloads::to_string(op.stream) << "]";
     if (op.kind == workloads::OpKind::gemm)
       std::cout << " m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k << " batch=" << op.gemm.batch;
     if (workloads::is_collective(op.kind)) std::cout << " group=" << p.grid.mask_name(op.group);
@@ -66,10 +65,9 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {
-    workloads::Workload w =
-        args->workload.empty()
-            ? workloads::parse_workload_text(workloads::default_workload_text(), workloads::kDefaultWorkloadName)
-            : workloads::load_workload_file(args->workload);
+    workloads::Workload w = args->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
+                                                                                    workloads::kDefaultWorkloadName)
+                                                   : workloads::load_workload_file(args->workload);
     workloads::LowerOptions options;
     options.devices_per_node = args->devices_per_node;
     workloads::Program program = workloads::lower(w, options);
@@ -81,11 +79,13 @@ Action add_lower_command(CLI::App& app) {
                                                      std::to_string(program.grid.size() - 1) + ")");
       role = program.role_of(args->rank);
     }
-    const std::optional<double> memory =
-        args->device_memory_gib > 0 ? std::optional<double>(args->device_memory_gib * 1024.0 * 1024 * 1024) : std::nullopt;
+    const std::optional<double> memory = args->device_memory_gib > 0
+                                             ? std::optional<double>(args->device_memory_gib * 1024.0 * 1024 * 1024)
+                                             : std::nullopt;
     const auto summary = workloads::summarize(program);
     if (!args->json.empty()) write_file_atomically(args->json, workloads::to_json(summary, memory).dump(2) + "\n");
-    if (args->workload.empty()) std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
+    if (args->workload.empty())
+      std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
     std::cout << workloads::format_text(summary, memory, role);
     if (args->rank >= 0) {
       const auto placement = program.placement();

@@ -21,8 +21,8 @@ ParameterCounts count_parameters(const ModelConfig& m) {
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = static_cast<double>(m.layers) - moe_layers;
   // An MoE layer keeps its second layer norm and gains a router; its MLP becomes the experts.
-  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp +
-                  moe_layers * (2 * h + c.router) + c.embeddings;
+  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp + moe_layers * (2 * h + c.router) +
+                  c.embeddings;
   c.expert_total = moe_layers * static_cast<double>(m.moe.experts) * c.expert;
   return c;
 }
@@ -48,7 +48,9 @@ double model_state_bytes_per_param(const TrainingConfig& t) {
   return 16.0 + (t.fp32_gradient_copy ? 4.0 : 0.0);
 }
 
-double zero1_bound(double np, double g_data) { return (4.0 + 12.0 / g_data) * np; }
+double zero1_bound(double np, double g_data) {
+  return (4.0 + 12.0 / g_data) * np;
+}
 
 double ted_memory_bound_eq74(double np_nonexp_gpu, double g_nonexp, double np_exp_gpu, double g_exp) {
   return (4.0 + 12.0 / g_nonexp) * np_nonexp_gpu + (4.0 + 12.0 / g_exp) * np_exp_gpu;
@@ -78,7 +80,9 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
   const double everything = (15.0 + 19.0 * ratio) * sbh + scores;
   double full = 0, input = 2.0 * sbh;
   switch (t.mode) {
-    case TensorMode::none: full = everything; break;
+    case TensorMode::none:
+      full = everything;
+      break;
     case TensorMode::megatron: {
       const double tp = static_cast<double>(t.size);
       const double split = (8.0 + 16.0 * ratio) * sbh + scores;
@@ -107,10 +111,15 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
   }
   LayerActivations out;
   switch (w.training.checkpointing) {
-    case Checkpointing::none: out.stash = full; break;
-    case Checkpointing::full: out.stash = input; out.working = full; break;
+    case Checkpointing::none:
+      out.stash = full;
+      break;
+    case Checkpointing::full:
+      out.stash = input;
+      out.working = full;
+      break;
     case Checkpointing::selective: {
-      const double divisor = t.mode == TensorMode::megatron ? static_cast<double>(t.size)
+      const double divisor = t.mode == TensorMode::megatron  ? static_cast<double>(t.size)
                              : t.mode == TensorMode::optimus ? static_cast<double>(t.rows * t.cols)
                              : t.mode == TensorMode::axonn   ? static_cast<double>(t.x * t.z)
                                                              : 1.0;

@@ -14,13 +14,13 @@ double flops_eq3(double batch, double seq_len, double layers, double hidden, dou
 // Parameter counts by construction (QKV, projection, two MLP GEMMs with biases, two layer norms per
 // layer; word and position embeddings tied to the output layer; no final layer norm, as eq. 2).
 struct ParameterCounts {
-  double attention = 0;      // per layer: QKV + projection + the first layer norm
-  double mlp = 0;            // per dense layer: fc1 + fc2 + the second layer norm
-  double expert = 0;         // per expert: fc1 + fc2
-  double router = 0;         // per MoE layer
-  double embeddings = 0;     // (V + S)·h
-  double dense_total = 0;    // everything but expert parameters
-  double expert_total = 0;   // all experts of all MoE layers (seed 002 eq. 7.2's NP_exp)
+  double attention = 0;     // per layer: QKV + projection + the first layer norm
+  double mlp = 0;           // per dense layer: fc1 + fc2 + the second layer norm
+  double expert = 0;        // per expert: fc1 + fc2
+  double router = 0;        // per MoE layer
+  double embeddings = 0;    // (V + S)·h
+  double dense_total = 0;   // everything but expert parameters
+  double expert_total = 0;  // all experts of all MoE layers (seed 002 eq. 7.2's NP_exp)
   double total() const { return dense_total + expert_total; }
 };
 ParameterCounts count_parameters(const ModelConfig& m);
@@ -37,8 +37,7 @@ double model_state_bytes_per_param(const TrainingConfig& t);
 // Seed 002 §7.1.1: the ZeRO-1 per-GPU lower bound (4 + 12/G_data)·NP bytes.
 double zero1_bound(double params_per_gpu, double data_parallel);
 // Seed 002 eq. (7.4): TED's bound with separate non-expert and expert data parallelism.
-double ted_memory_bound_eq74(double np_nonexp_gpu, double g_data_nonexp, double np_exp_gpu,
-                             double g_data_exp);
+double ted_memory_bound_eq74(double np_nonexp_gpu, double g_data_nonexp, double np_exp_gpu, double g_data_exp);
 // Seed 002 eq. (7.5): 4·NP_base·(1/G_tensor + (E+2)/G).
 double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, double gpus);
 

@@ -4,6 +4,8 @@
 
 namespace paratwin::workloads {
 
-const char* default_workload_text() { return generated::kDefaultWorkload; }
+const char* default_workload_text() {
+  return generated::kDefaultWorkload;
+}
 
 }  // namespace paratwin::workloads

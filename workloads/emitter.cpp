@@ -67,8 +67,7 @@ uint32_t Emitter::elementwise(const char* name, double bytes, double flops) {
   return compute(OpKind::elementwise, name, bytes, flops);
 }
 
-uint32_t Emitter::blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name,
-                           int32_t root) {
+uint32_t Emitter::blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, int32_t root) {
   // Its input is the last computation's output, or the output of collectives still pending.
   std::vector<uint32_t> deps = pending_;
   deps.push_back(last_compute_);
@@ -113,8 +112,7 @@ void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, boo
     next_block = 0;
   }
   const bool in_pass = pass_step_ > 0 ? next_layer <= pass_to_ : next_layer >= pass_to_;
-  if (in_pass && !find(next_layer, next_block))
-    issue(next_layer, next_block, {e.last_compute()});
+  if (in_pass && !find(next_layer, next_block)) issue(next_layer, next_block, {e.last_compute()});
   e.wait(id);
 }
 

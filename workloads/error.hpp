@@ -9,9 +9,7 @@ namespace paratwin::workloads {
 class WorkloadError : public std::runtime_error {
  public:
   WorkloadError(std::string path, std::string message)
-      : std::runtime_error(join(path, message)),
-        path_(std::move(path)),
-        message_(std::move(message)) {}
+      : std::runtime_error(join(path, message)), path_(std::move(path)), message_(std::move(message)) {}
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
 

@@ -94,8 +94,11 @@ Grid make_grid(const Workload& w) {
   std::vector<Axis> axes;
   const auto& t = w.parallel.tensor;
   switch (t.mode) {
-    case TensorMode::none: break;
-    case TensorMode::megatron: axes.push_back({"tensor", t.size}); break;
+    case TensorMode::none:
+      break;
+    case TensorMode::megatron:
+      axes.push_back({"tensor", t.size});
+      break;
     case TensorMode::optimus:
       axes.push_back({"col", t.cols});
       axes.push_back({"row", t.rows});
@@ -112,8 +115,7 @@ Grid make_grid(const Workload& w) {
   return Grid(std::move(axes));
 }
 
-PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& order,
-                           int64_t devices_per_node)
+PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& order, int64_t devices_per_node)
     : grid_(grid), devices_per_node_(devices_per_node < 1 ? 1 : devices_per_node) {
   if (order.empty()) {
     for (size_t i = 0; i < grid.axes().size(); ++i) order_.push_back(static_cast<int>(i));

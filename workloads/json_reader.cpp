@@ -1,5 +1,6 @@
 #include "workloads/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -8,21 +9,38 @@ namespace paratwin::workloads {
 const nlohmann::json JsonReader::empty_object_ = nlohmann::json::object();
 
 namespace {
-std::string type_name(const nlohmann::json& v) { return v.type_name(); }
+std::string type_name(const nlohmann::json& v) {
+  return v.type_name();
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
 }  // namespace
 
-JsonReader::JsonReader(const nlohmann::json& object, std::string path)
-    : object_(&object), path_(std::move(path)) {
+JsonReader::JsonReader(const nlohmann::json& object, std::string path) : object_(&object), path_(std::move(path)) {
   if (!object.is_object())
-    throw WorkloadError(path_.empty() ? "(top level)" : path_,
-                        "expected a JSON object, found " + type_name(object));
+    throw WorkloadError(path_.empty() ? "(top level)" : path_, "expected a JSON object, found " + type_name(object));
 }
 
 std::string JsonReader::child_path(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
-bool JsonReader::has(const std::string& key) const { return object_->contains(key); }
+bool JsonReader::has(const std::string& key) const {
+  return object_->contains(key);
+}
 
 void JsonReader::fail(const std::string& key, const std::string& message) const {
   throw WorkloadError(child_path(key), message);
@@ -30,12 +48,17 @@ void JsonReader::fail(const std::string& key, const std::string& message) const 
 
 const nlohmann::json& JsonReader::required(const std::string& key) const {
   auto it = object_->find(key);
-  if (it == object_->end()) fail(key, "is required but missing");
+  if (it == object_->end()) {
+    // A misspelt required key is the likely cause: name it.
+    for (auto other = object_->begin(); other != object_->end(); ++other)
+      if (edit_distance(other.key(), key) <= 2)
+        fail(key, "is required but missing (found \"" + other.key() + "\": misspelt?)");
+    fail(key, "is required but missing");
+  }
   return *it;
 }
 
-int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallback, int64_t min,
-                            int64_t max) {
+int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallback, int64_t min, int64_t max) {
   read_.insert(key);
   if (!has(key)) {
     if (fallback) return *fallback;
@@ -48,8 +71,8 @@ int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallb
     value = static_cast<int64_t>(v.get<uint64_t>());
   } else if (v.is_number_integer()) {
     value = v.get<int64_t>();
-  } else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
-             v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9e15) {
+  } else if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
+             std::fabs(v.get<double>()) < 9e15) {
     value = static_cast<int64_t>(v.get<double>());
   } else {
     fail(key, "expected an integer, found " + (v.is_number() ? v.dump() : type_name(v)));
@@ -62,8 +85,7 @@ int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallb
   return value;
 }
 
-double JsonReader::number(const std::string& key, std::optional<double> fallback, double min,
-                          double max) {
+double JsonReader::number(const std::string& key, std::optional<double> fallback, double min, double max) {
   read_.insert(key);
   if (!has(key)) {
     if (fallback) return *fallback;
@@ -118,8 +140,7 @@ std::vector<std::string> JsonReader::string_list(const std::string& key) {
   if (!v.is_array()) fail(key, "expected an array of strings, found " + type_name(v));
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string())
-      fail(key + "[" + std::to_string(i) + "]", "expected a string, found " + type_name(v[i]));
+    if (!v[i].is_string()) fail(key + "[" + std::to_string(i) + "]", "expected a string, found " + type_name(v[i]));
     out.push_back(v[i].get<std::string>());
   }
   return out;
@@ -134,12 +155,11 @@ std::vector<int64_t> JsonReader::integer_list(const std::string& key, int64_t mi
     const std::string item = key + "[" + std::to_string(i) + "]";
     if (!v[i].is_number_integer() && !v[i].is_number_unsigned())
       fail(item, "expected an integer, found " + type_name(v[i]));
-    if (v[i].is_number_unsigned() && v[i].get<uint64_t>() > static_cast<uint64_t>(max))
-      fail(item, "is too large");
+    if (v[i].is_number_unsigned() && v[i].get<uint64_t>() > static_cast<uint64_t>(max)) fail(item, "is too large");
     int64_t x = v[i].get<int64_t>();
     if (x < min || x > max)
-      fail(item, "= " + std::to_string(x) + " is out of range [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "]");
+      fail(item,
+           "= " + std::to_string(x) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
     out.push_back(x);
   }
   return out;

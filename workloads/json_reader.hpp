@@ -2,12 +2,11 @@
 // Strict reading of a JSON object: every key read is recorded, and finish() rejects the keys nobody
 // read, so a misspelt option is an error instead of a silently applied default.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workloads/error.hpp"
 
@@ -21,10 +20,10 @@ class JsonReader {
   std::string child_path(const std::string& key) const;
   bool has(const std::string& key) const;
 
-  int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt,
-                  int64_t min = INT64_MIN, int64_t max = INT64_MAX);
-  double number(const std::string& key, std::optional<double> fallback = std::nullopt,
-                double min = -1e300, double max = 1e300);
+  int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt, int64_t min = INT64_MIN,
+                  int64_t max = INT64_MAX);
+  double number(const std::string& key, std::optional<double> fallback = std::nullopt, double min = -1e300,
+                double max = 1e300);
   bool boolean(const std::string& key, std::optional<bool> fallback = std::nullopt);
   std::string string(const std::string& key, std::optional<std::string> fallback = std::nullopt);
   // A string that must be one of `allowed`; the error lists them.

@@ -21,9 +21,12 @@ using detail::LayerLowering;
 
 std::unique_ptr<LayerLowering> make_lowering(const Ctx& c) {
   switch (c.w.parallel.tensor.mode) {
-    case TensorMode::axonn: return detail::make_axonn_lowering(c);
-    case TensorMode::optimus: return detail::make_optimus_lowering(c);
-    default: return detail::make_megatron_lowering(c);
+    case TensorMode::axonn:
+      return detail::make_axonn_lowering(c);
+    case TensorMode::optimus:
+      return detail::make_optimus_lowering(c);
+    default:
+      return detail::make_megatron_lowering(c);
   }
 }
 
@@ -46,8 +49,10 @@ class StageLowering {
       const Slot& s = slots_[i];
       e_.micro_batch = s.micro_batch;
       e_.chunk = static_cast<int16_t>(s.chunk);
-      if (s.forward) forward(s);
-      else backward(s);
+      if (s.forward)
+        forward(s);
+      else
+        backward(s);
       if (!s.forward && c_.w.opt.overlap_gradient_sync && i == last_backward[static_cast<size_t>(s.chunk)])
         sync_chunk_gradients(s.chunk);
     }
@@ -65,14 +70,17 @@ class StageLowering {
   int32_t first_layer(int32_t chunk) const { return static_cast<int32_t>(virtual_stage(chunk)) * per_chunk_; }
   uint64_t tag(int32_t micro_batch, int64_t receiver_virtual_stage, bool backward) const {
     return ((static_cast<uint64_t>(micro_batch) * static_cast<uint64_t>(p_ * v_) +
-             static_cast<uint64_t>(receiver_virtual_stage)) << 1) | (backward ? 1u : 0u);
+             static_cast<uint64_t>(receiver_virtual_stage))
+            << 1) |
+           (backward ? 1u : 0u);
   }
 
   void message(OpKind kind, bool backward, int64_t peer_virtual, int64_t receiver_virtual) {
     const Stream s = kind == OpKind::send ? (backward ? Stream::send_bwd : Stream::send_fwd)
                                           : (backward ? Stream::recv_bwd : Stream::recv_fwd);
-    Op op = e_.labelled(kind, s, kind == OpKind::send ? (backward ? "send.grad" : "send.activation")
-                                                        : (backward ? "recv.grad" : "recv.activation"));
+    Op op = e_.labelled(kind, s,
+                        kind == OpKind::send ? (backward ? "send.grad" : "send.activation")
+                                             : (backward ? "recv.grad" : "recv.activation"));
     op.peer_stage = static_cast<int32_t>(peer_virtual % p_);
     op.bytes = layers_.activation_message_bytes();
     op.tag = tag(e_.micro_batch, receiver_virtual, backward);
@@ -93,6 +101,7 @@ class StageLowering {
     double bytes = 0;
     for (int32_t l = first_layer(chunk); l < first_layer(chunk) + per_chunk_; ++l)
       bytes += layer_activations(c_.w, c_.w.model.is_moe_layer(l)).stash + layers_.comm_stash_bytes(l);
+    if (last_virtual(chunk)) bytes += layers_.logits_bytes();
     return bytes;
   }
 
@@ -170,8 +179,7 @@ class StageLowering {
       for (const auto& b : layers_.layer_params(l)) out.push_back({l, b});
     if (last_virtual(chunk)) out.push_back({kLayerLogits, {"output_embedding", layers_.embedding_params(), false}});
     if (first_virtual(chunk))
-      out.push_back({kLayerEmbedding,
-                     {"embedding", layers_.embedding_params() + layers_.position_params(), false}});
+      out.push_back({kLayerEmbedding, {"embedding", layers_.embedding_params() + layers_.position_params(), false}});
     return out;
   }
 
@@ -247,9 +255,8 @@ class StageLowering {
   std::vector<uint32_t> synced_;
 };
 
-MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const Role& role,
-                               int32_t first_layer, int32_t last_layer_exclusive, int64_t chunks,
-                               int64_t layers_per_chunk, int64_t stages) {
+MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const Role& role, int32_t first_layer,
+                               int32_t last_layer_exclusive, int64_t chunks, int64_t layers_per_chunk, int64_t stages) {
   MemoryEstimate m;
   const auto& t = c.w.training;
   const int zero = static_cast<int>(c.w.parallel.zero_stage);
@@ -276,7 +283,7 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
       largest = std::max(largest, layers.gathered_weight_bytes(l));
       all += layers.gathered_weight_bytes(l);
     }
-  m.gathered_weights = c.w.opt.cache_all_gather ? all : largest * (c.w.opt.overlap_all_gather ? 2.0 : 1.0);
+  m.gathered_weights = layers.keeps_gathered_weights() ? all : largest * (c.w.opt.overlap_all_gather ? 2.0 : 1.0);
   // Activations: the peak of the stash over the op list, plus one layer's working set.
   double live = 0, peak = 0, working = 0, comm = 0;
   for (const auto& op : role.ops) {

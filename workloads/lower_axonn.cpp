@@ -35,14 +35,22 @@ class AxonnLowering final : public LayerLowering {
     const int64_t f = c.w.model.ffn_hidden;
     fcs_ = {{"qkv", "qkv.all_gather_z", "qkv.all_reduce_y", "qkv.dgrad", "qkv.dgrad.all_reduce_x", "qkv.wgrad",
              "qkv.wgrad.reduce_scatter_z", h_, 3 * h_, false},
-            {"proj", "proj.all_gather_z", "proj.all_reduce_y", "proj.dgrad", "proj.dgrad.all_reduce_x",
-             "proj.wgrad", "proj.wgrad.reduce_scatter_z", h_, h_, true},
+            {"proj", "proj.all_gather_z", "proj.all_reduce_y", "proj.dgrad", "proj.dgrad.all_reduce_x", "proj.wgrad",
+             "proj.wgrad.reduce_scatter_z", h_, h_, true},
             {"fc1", "fc1.all_gather_z", "fc1.all_reduce_y", "fc1.dgrad", "fc1.dgrad.all_reduce_x", "fc1.wgrad",
              "fc1.wgrad.reduce_scatter_z", h_, f, false},
             {"fc2", "fc2.all_gather_z", "fc2.all_reduce_y", "fc2.dgrad", "fc2.dgrad.all_reduce_x", "fc2.wgrad",
              "fc2.wgrad.reduce_scatter_z", f, h_, true}};
-    logits_ = {"logits", "logits.all_gather_z", "logits.all_reduce_y", "logits.dgrad", "logits.dgrad.all_reduce_x",
-               "logits.wgrad", "logits.wgrad.reduce_scatter_z", h_, V_, false};
+    logits_ = {"logits",
+               "logits.all_gather_z",
+               "logits.all_reduce_y",
+               "logits.dgrad",
+               "logits.dgrad.all_reduce_x",
+               "logits.wgrad",
+               "logits.wgrad.reduce_scatter_z",
+               h_,
+               V_,
+               false};
   }
 
   void forward(Emitter& e, int32_t layer) override {
@@ -84,7 +92,7 @@ class AxonnLowering final : public LayerLowering {
   void embedding_backward(Emitter& e) override { e.elementwise("embedding.bwd", 2 * rows() * c_.e, rows()); }
 
   void logits_forward(Emitter& e) override {
-    if (gz_ > 1) e.blocking(OpKind::all_gather, Stream::shard, c_.z, weight_bytes(logits_) , logits_.gather);
+    if (gz_ > 1) e.blocking(OpKind::all_gather, Stream::shard, c_.z, weight_bytes(logits_), logits_.gather);
     fc_compute_forward(e, logits_);
     const double out = static_cast<double>(m_ / gz_) * static_cast<double>(V_ / gx_);
     e.elementwise("cross_entropy", 2 * out * 4.0, 5 * out);
@@ -109,8 +117,19 @@ class AxonnLowering final : public LayerLowering {
     return blocks;
   }
 
-  double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(gx_ * gy_ * gz_); }
-  double position_params() const override { return static_cast<double>(S_ * h_) / static_cast<double>(gx_ * gy_ * gz_); }
+  double logits_bytes() const override { return 4.0 * static_cast<double>(m_ / gz_) * static_cast<double>(V_ / gx_); }
+  // Algorithm 3 line 5 caches W for the backward pass; with checkpointing the recompute gathers it
+  // again unless the forward's copy is cached across the recompute pass.
+  bool keeps_gathered_weights() const override {
+    return gz_ > 1 && (c_.w.opt.cache_all_gather || c_.w.training.checkpointing == Checkpointing::none);
+  }
+
+  double embedding_params() const override {
+    return static_cast<double>(V_ * h_) / static_cast<double>(gx_ * gy_ * gz_);
+  }
+  double position_params() const override {
+    return static_cast<double>(S_ * h_) / static_cast<double>(gx_ * gy_ * gz_);
+  }
 
   double gathered_weight_bytes(int32_t layer) const override {
     (void)layer;
@@ -133,7 +152,9 @@ class AxonnLowering final : public LayerLowering {
  private:
   double rows() const { return static_cast<double>(m_ / gz_) * static_cast<double>(h_ / gy_); }
   // The gathered weight block W_{j,i}: k/G_y × n/G_x (G_x and G_y swapped when transposed).
-  double weight_bytes(const Fc& fc) const { return static_cast<double>(fc.k * fc.n) / static_cast<double>(gx_ * gy_) * c_.e; }
+  double weight_bytes(const Fc& fc) const {
+    return static_cast<double>(fc.k * fc.n) / static_cast<double>(gx_ * gy_) * c_.e;
+  }
   int64_t out_split(const Fc& fc) const { return fc.transposed ? gy_ : gx_; }
   int64_t in_split(const Fc& fc) const { return fc.transposed ? gx_ : gy_; }
   AxisMask out_axis(const Fc& fc) const { return fc.transposed ? c_.y : c_.x; }
@@ -158,12 +179,15 @@ class AxonnLowering final : public LayerLowering {
     e.gemm(fc.dgrad, rows, inner, cols, 1, false, true);
     const double dgrad_bytes = static_cast<double>(rows * inner) * c_.e;
     uint32_t ar = kNoOp;
-    if (c_.w.opt.overlap_all_reduce) ar = e.async(OpKind::all_reduce, Stream::tensor, out_axis(fc), dgrad_bytes, fc.dgrad_reduce, {e.last_compute()});
-    else e.blocking(OpKind::all_reduce, Stream::tensor, out_axis(fc), dgrad_bytes, fc.dgrad_reduce);
+    if (c_.w.opt.overlap_all_reduce)
+      ar = e.async(OpKind::all_reduce, Stream::tensor, out_axis(fc), dgrad_bytes, fc.dgrad_reduce, {e.last_compute()});
+    else
+      e.blocking(OpKind::all_reduce, Stream::tensor, out_axis(fc), dgrad_bytes, fc.dgrad_reduce);
     e.gemm(fc.wgrad, inner, cols, rows, 1, true, false);
     const double grad_bytes = static_cast<double>(fc.k * fc.n) / static_cast<double>(gx_ * gy_) * c_.e;
     if (c_.w.opt.overlap_reduce_scatter) {
-      const uint32_t rs = e.async(OpKind::reduce_scatter, Stream::shard, c_.z, grad_bytes, fc.grad_scatter, {e.last_compute()});
+      const uint32_t rs =
+          e.async(OpKind::reduce_scatter, Stream::shard, c_.z, grad_bytes, fc.grad_scatter, {e.last_compute()});
       if (rs != kNoOp) e.deferred.push_back(rs);
     } else {
       e.blocking(OpKind::reduce_scatter, Stream::shard, c_.z, grad_bytes, fc.grad_scatter);
@@ -198,6 +222,8 @@ class AxonnLowering final : public LayerLowering {
 
 }  // namespace
 
-std::unique_ptr<LayerLowering> make_axonn_lowering(const Ctx& c) { return std::make_unique<AxonnLowering>(c); }
+std::unique_ptr<LayerLowering> make_axonn_lowering(const Ctx& c) {
+  return std::make_unique<AxonnLowering>(c);
+}
 
 }  // namespace paratwin::workloads::detail

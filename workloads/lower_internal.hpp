@@ -14,8 +14,8 @@ constexpr uint32_t kNoOp = UINT32_MAX;
 struct Ctx {
   const Workload& w;
   const Grid& grid;
-  double e = 2;         // bytes per element of the training dtype
-  double tokens = 0;    // tokens of one micro-batch of one model replica: micro_batch · seq_len
+  double e = 2;       // bytes per element of the training dtype
+  double tokens = 0;  // tokens of one micro-batch of one model replica: micro_batch · seq_len
   AxisMask tensor = 0, x = 0, y = 0, z = 0, col = 0, row = 0, expert = 0, pipe = 0, data = 0;
   AxisMask dp_dense = 0;   // gradient reduction of shared parameters (data, and expert for TED)
   AxisMask dp_expert = 0;  // gradient reduction of expert parameters
@@ -35,14 +35,14 @@ class Emitter {
   int32_t micro_batch = -1;
   int16_t chunk = 0;
 
-  uint32_t gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1,
-                bool trans_a = false, bool trans_b = false);
+  uint32_t gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1, bool trans_a = false,
+                bool trans_b = false);
   uint32_t elementwise(const char* name, double bytes, double flops);
   uint32_t compute(OpKind kind, const char* name, double bytes, double flops, Stream s = Stream::compute);
   // A collective over `group`; none is emitted (kNoOp) for a group of one rank.
   uint32_t blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, int32_t root = -1);
-  uint32_t async(OpKind kind, Stream s, AxisMask group, double bytes, const char* name,
-                 std::vector<uint32_t> deps, int32_t root = -1);
+  uint32_t async(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, std::vector<uint32_t> deps,
+                 int32_t root = -1);
   void wait(uint32_t op) {
     if (op != kNoOp) pending_.push_back(op);
   }
@@ -92,7 +92,15 @@ class LayerLowering {
   virtual double position_params() const = 0;
   // Bytes of gathered (unsharded) weights a rank holds while computing `layer` (axonn z, ZeRO-3).
   virtual double gathered_weight_bytes(int32_t layer) const = 0;
-  virtual double comm_stash_bytes(int32_t layer) const { (void)layer; return 0; }
+  virtual double comm_stash_bytes(int32_t layer) const {
+    (void)layer;
+    return 0;
+  }
+  // fp32 logits kept from the loss's forward to its backward, per micro-batch.
+  virtual double logits_bytes() const = 0;
+  // Whether gathered weights stay allocated from forward to backward for every layer (otherwise one
+  // layer's, two with prefetching, are live at a time).
+  virtual bool keeps_gathered_weights() const { return false; }
 
  protected:
   // Weight all-gathers (axonn z, ZeRO-3): with OAG the gather of the next weight block is issued

@@ -40,8 +40,10 @@ class MegatronLowering final : public LayerLowering {
     if (zero3_ && !(e.phase == Phase::recompute && c_.w.opt.cache_all_gather))
       gather_weights(e, layer, 0, c_.w.opt.overlap_all_gather);
     attention_forward(e, comm);
-    if (c_.w.model.is_moe_layer(layer)) moe_forward(e, comm);
-    else mlp_forward(e, comm);
+    if (c_.w.model.is_moe_layer(layer))
+      moe_forward(e, comm);
+    else
+      mlp_forward(e, comm);
   }
 
   void backward(Emitter& e, int32_t layer) override {
@@ -49,8 +51,10 @@ class MegatronLowering final : public LayerLowering {
     // layer: the backward gathers again unless the recompute pass just did.
     const bool regather = zero3_ && c_.w.training.checkpointing != Checkpointing::full;
     if (regather) gather_weights(e, layer, 0, c_.w.opt.overlap_all_gather);
-    if (c_.w.model.is_moe_layer(layer)) moe_backward(e);
-    else mlp_backward(e);
+    if (c_.w.model.is_moe_layer(layer))
+      moe_backward(e);
+    else
+      mlp_backward(e);
     attention_backward(e);
     if (zero3_) scatter_gradients(e, layer);
   }
@@ -63,8 +67,10 @@ class MegatronLowering final : public LayerLowering {
   void embedding_forward(Emitter& e) override {
     e.elementwise("embedding", 2 * T_ * h_ * c_.e, T_ * h_);
     // Vocabulary-parallel embedding: each rank looks up its slice, an all-reduce completes it.
-    if (sp_) e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.reduce_scatter");
-    else e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.all_reduce");
+    if (sp_)
+      e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.reduce_scatter");
+    else
+      e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.all_reduce");
   }
 
   void embedding_backward(Emitter& e) override {
@@ -94,12 +100,14 @@ class MegatronLowering final : public LayerLowering {
   std::vector<ParamBlock> layer_params(int32_t layer) const override {
     const double h = static_cast<double>(h_), f = static_cast<double>(f_), t = static_cast<double>(t_);
     const double attention = (3 * h * h + 3 * h) / t + h * h / t + h + 2 * h;
-    if (!c_.w.model.is_moe_layer(layer))
-      return {{"layer", attention + (h * f + f) / t + f * h / t + h + 2 * h, false}};
+    if (!c_.w.model.is_moe_layer(layer)) return {{"layer", attention + (h * f + f) / t + f * h / t + h + 2 * h, false}};
     const double router = h * static_cast<double>(c_.w.model.moe.experts);
     const double experts = static_cast<double>(experts_local_) * ((h * f + f) / t + f * h / t + h);
     return {{"layer", attention + 2 * h + router, false}, {"experts", experts, true}};
   }
+
+  double logits_bytes() const override { return 4.0 * static_cast<double>(T_ * (V_ / t_)); }
+  bool keeps_gathered_weights() const override { return zero3_ && c_.w.opt.cache_all_gather; }
 
   double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(t_); }
   double position_params() const override { return static_cast<double>(S_ * h_); }
@@ -115,8 +123,10 @@ class MegatronLowering final : public LayerLowering {
     if (!c_.w.opt.comm_aware_checkpointing) return 0;
     // CAC keeps the outputs of every collective of the layer's forward pass.
     double bytes = 2.0 * static_cast<double>(T_ * h_) * c_.e;  // attention all-reduce output
-    if (c_.w.model.is_moe_layer(layer)) bytes += (2.0 * dispatched_ + computed_) * static_cast<double>(h_) * c_.e;
-    else bytes += static_cast<double>(T_ * h_) * c_.e;
+    if (c_.w.model.is_moe_layer(layer))
+      bytes += (2.0 * dispatched_ + computed_) * static_cast<double>(h_) * c_.e;
+    else
+      bytes += static_cast<double>(T_ * h_) * c_.e;
     return bytes;
   }
 
@@ -131,19 +141,24 @@ class MegatronLowering final : public LayerLowering {
   }
 
  private:
-  double rows() const { return sp_ ? static_cast<double>(T_ * h_) / static_cast<double>(t_) : static_cast<double>(T_ * h_); }
+  double rows() const {
+    return sp_ ? static_cast<double>(T_ * h_) / static_cast<double>(t_) : static_cast<double>(T_ * h_);
+  }
 
   // g (forward): all-reduce of the block output, or reduce-scatter with sequence parallelism.
   void output_reduce(Emitter& e, bool comm, const char* ar_name, const char* rs_name) {
     if (!comm) return;
     const double bytes = static_cast<double>(T_ * h_) * c_.e;
-    if (sp_) e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, bytes, rs_name);
-    else e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, bytes, ar_name);
+    if (sp_)
+      e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, bytes, rs_name);
+    else
+      e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, bytes, ar_name);
   }
   // The all-gather that sequence parallelism puts before a block (forward) or after its output's
   // gradient arrives (backward).
   void sequence_gather(Emitter& e, bool comm, const char* name) {
-    if (sp_ && comm) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name);
+    if (sp_ && comm)
+      e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name);
   }
   // f (backward): the all-reduce (reduce-scatter with SP) of the block's input gradient. With OAR
   // it runs during the weight-gradient GEMM and is waited for after it.
@@ -242,7 +257,9 @@ class MegatronLowering final : public LayerLowering {
     const double act = static_cast<double>(per_expert_ * experts_local_ * (f_ / t_));
     e.elementwise("expert.gelu", 2 * act * c_.e, 8 * act);
     e.gemm("expert.fc2", per_expert_, h_, f_ / t_, experts_local_);
-    if (comm) e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, computed_ * static_cast<double>(h_) * c_.e, "expert.all_reduce");
+    if (comm)
+      e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, computed_ * static_cast<double>(h_) * c_.e,
+                 "expert.all_reduce");
     expert_exchange(e, comm, "combine.all_to_all", "combine.all_gather");
     e.elementwise("combine", (dispatched_ + 2.0 * static_cast<double>(T_)) * static_cast<double>(h_) * c_.e,
                   2 * dispatched_ * static_cast<double>(h_));
@@ -277,8 +294,7 @@ class MegatronLowering final : public LayerLowering {
         const uint32_t id =
             e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter", {e.last_compute()});
         if (id != kNoOp) e.deferred.push_back(id);
-      }
-      else {
+      } else {
         e.blocking(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter");
       }
     }

@@ -84,6 +84,7 @@ class OptimusLowering final : public LayerLowering {
     // are counted here as if spread evenly.
     return {{"layer", (4 * h * h + 2 * h * f + 9 * h + f) / q2, false}};
   }
+  double logits_bytes() const override { return 4.0 * static_cast<double>((T_ / q_) * (V_ / q_)); }
   double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(q_ * q_); }
   double position_params() const override { return static_cast<double>(S_ * h_) / static_cast<double>(q_ * q_); }
   double gathered_weight_bytes(int32_t layer) const override {
@@ -103,8 +104,10 @@ class OptimusLowering final : public LayerLowering {
   void summa_forward(Emitter& e, const Summa& fc) {
     const int64_t rows = T_ / q_, inner = fc.k / q_, cols = fc.n / q_;
     for (int32_t i = 0; i < q_; ++i) {
-      e.blocking(OpKind::broadcast, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e, "summa.bcast_input", i);
-      e.blocking(OpKind::broadcast, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e, "summa.bcast_weight", i);
+      e.blocking(OpKind::broadcast, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e,
+                 "summa.bcast_input", i);
+      e.blocking(OpKind::broadcast, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e,
+                 "summa.bcast_weight", i);
       e.gemm(fc.name, rows, cols, inner);
     }
   }
@@ -115,14 +118,18 @@ class OptimusLowering final : public LayerLowering {
   void summa_backward(Emitter& e, const Summa& fc) {
     const int64_t rows = T_ / q_, inner = fc.k / q_, cols = fc.n / q_;
     for (int32_t i = 0; i < q_; ++i) {
-      e.blocking(OpKind::broadcast, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e, "summa.bcast_weight", i);
+      e.blocking(OpKind::broadcast, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e,
+                 "summa.bcast_weight", i);
       e.gemm("summa.dgrad", rows, inner, cols, 1, false, true);
-      e.blocking(OpKind::reduce, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e, "summa.reduce_dgrad", i);
+      e.blocking(OpKind::reduce, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e, "summa.reduce_dgrad",
+                 i);
     }
     for (int32_t i = 0; i < q_; ++i) {
-      e.blocking(OpKind::broadcast, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e, "summa.bcast_input", i);
+      e.blocking(OpKind::broadcast, Stream::tensor, c_.col, static_cast<double>(rows * inner) * c_.e,
+                 "summa.bcast_input", i);
       e.gemm("summa.wgrad", inner, cols, rows, 1, true, false);
-      e.blocking(OpKind::reduce, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e, "summa.reduce_wgrad", i);
+      e.blocking(OpKind::reduce, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e, "summa.reduce_wgrad",
+                 i);
     }
   }
 
@@ -150,6 +157,8 @@ class OptimusLowering final : public LayerLowering {
 
 }  // namespace
 
-std::unique_ptr<LayerLowering> make_optimus_lowering(const Ctx& c) { return std::make_unique<OptimusLowering>(c); }
+std::unique_ptr<LayerLowering> make_optimus_lowering(const Ctx& c) {
+  return std::make_unique<OptimusLowering>(c);
+}
 
 }  // namespace paratwin::workloads::detail

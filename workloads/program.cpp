@@ -3,10 +3,9 @@
 namespace paratwin::workloads {
 
 const char* to_string(OpKind k) {
-  static const char* names[kOpKinds] = {
-      "gemm",      "elementwise", "optimizer", "host_transfer", "all_reduce", "reduce_scatter",
-      "all_gather", "all_to_all", "broadcast", "reduce",        "send",       "recv",
-      "alloc",     "free"};
+  static const char* names[kOpKinds] = {"gemm",           "elementwise", "optimizer",  "host_transfer", "all_reduce",
+                                        "reduce_scatter", "all_gather",  "all_to_all", "broadcast",     "reduce",
+                                        "send",           "recv",        "alloc",      "free"};
   return names[static_cast<int>(k)];
 }
 
@@ -21,9 +20,15 @@ const char* to_string(Stream s) {
   return names[static_cast<int>(s)];
 }
 
-bool is_collective(OpKind k) { return k >= OpKind::all_reduce && k <= OpKind::reduce; }
-bool is_p2p(OpKind k) { return k == OpKind::send || k == OpKind::recv; }
-bool is_compute(OpKind k) { return k <= OpKind::host_transfer; }
+bool is_collective(OpKind k) {
+  return k >= OpKind::all_reduce && k <= OpKind::reduce;
+}
+bool is_p2p(OpKind k) {
+  return k == OpKind::send || k == OpKind::recv;
+}
+bool is_compute(OpKind k) {
+  return k <= OpKind::host_transfer;
+}
 
 int64_t Program::role_of(int64_t rank) const {
   return grid.coord(rank, grid.axis_index("pipe"));

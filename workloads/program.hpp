@@ -35,15 +35,15 @@ constexpr int kPhases = 5;
 // Streams run concurrently; ops on one stream run in list order.
 enum class Stream : uint8_t {
   compute,
-  tensor,   // tensor-parallel collectives
-  shard,    // weight gather / gradient scatter of sharded weights (axonn z, ZeRO-3)
-  expert,   // MoE all-to-alls
-  data,     // data-parallel gradient synchronisation
+  tensor,  // tensor-parallel collectives
+  shard,   // weight gather / gradient scatter of sharded weights (axonn z, ZeRO-3)
+  expert,  // MoE all-to-alls
+  data,    // data-parallel gradient synchronisation
   send_fwd,
   send_bwd,
   recv_fwd,
   recv_bwd,
-  host,     // host <-> device copies
+  host,  // host <-> device copies
 };
 constexpr int kStreams = 10;
 
@@ -70,42 +70,42 @@ struct Op {
   Stream stream = Stream::compute;
   Phase phase = Phase::forward;
   Dtype dtype = Dtype::bf16;
-  AxisMask group = 0;        // collectives: the axes the group spans
-  int32_t root = -1;         // broadcast / reduce: root's index within the group
-  int32_t peer_stage = -1;   // send / recv: the peer's pipeline stage
+  AxisMask group = 0;       // collectives: the axes the group spans
+  int32_t root = -1;        // broadcast / reduce: root's index within the group
+  int32_t peer_stage = -1;  // send / recv: the peer's pipeline stage
   int32_t layer = kLayerNone;
   int32_t micro_batch = -1;
-  int16_t chunk = 0;         // model chunk (interleaved schedule)
+  int16_t chunk = 0;           // model chunk (interleaved schedule)
   bool expert_params = false;  // grad_sync: reduces expert (not shared) parameters
-  const char* name = "";     // static label, e.g. "fc1.wgrad"
+  const char* name = "";       // static label, e.g. "fc1.wgrad"
   GemmShape gemm;
-  double flops = 0;          // compute ops
-  double bytes = 0;          // compute: memory traffic; collective: buffer per rank as nccl-tests
-                             // counts it (all-gather: output, reduce-scatter: input); p2p: message
-  uint64_t tag = 0;          // send / recv matching
-  uint32_t dep_begin = 0;    // explicit dependencies: Role::deps[dep_begin, dep_begin + dep_count)
+  double flops = 0;        // compute ops
+  double bytes = 0;        // compute: memory traffic; collective: buffer per rank as nccl-tests
+                           // counts it (all-gather: output, reduce-scatter: input); p2p: message
+  uint64_t tag = 0;        // send / recv matching
+  uint32_t dep_begin = 0;  // explicit dependencies: Role::deps[dep_begin, dep_begin + dep_count)
   uint32_t dep_count = 0;
 };
 
 struct MemoryEstimate {
-  double weights = 0;       // device bytes
+  double weights = 0;  // device bytes
   double gradients = 0;
-  double optimizer = 0;     // fp32 master copy + Adam moments (+ fp32 gradients) on the device
-  double host_optimizer = 0;  // bytes kept in host memory when offloading
+  double optimizer = 0;         // fp32 master copy + Adam moments (+ fp32 gradients) on the device
+  double host_optimizer = 0;    // bytes kept in host memory when offloading
   double gathered_weights = 0;  // buffers of all-gathered weight shards (axonn z, ZeRO-3)
-  double activations = 0;   // peak stash + one layer's working set
-  double comm_stash = 0;    // CAC: stashed collective outputs (included in activations' peak)
+  double activations = 0;       // peak stash + one layer's working set
+  double comm_stash = 0;        // CAC: stashed collective outputs (included in activations' peak)
   double total() const { return weights + gradients + optimizer + gathered_weights + activations; }
 };
 
 struct Role {
-  std::string name;         // "stage 0"
+  std::string name;  // "stage 0"
   int64_t stage = 0;
-  int64_t ranks = 0;        // how many ranks share this op list
+  int64_t ranks = 0;  // how many ranks share this op list
   std::vector<Op> ops;
   std::vector<uint32_t> deps;
-  double params = 0;        // parameters held by one rank of this role (before ZeRO sharding)
-  double expert_params = 0; // of which expert parameters
+  double params = 0;         // parameters held by one rank of this role (before ZeRO sharding)
+  double expert_params = 0;  // of which expert parameters
   MemoryEstimate memory;
 
   const uint32_t* deps_of(const Op& op) const { return deps.data() + op.dep_begin; }

@@ -1,11 +1,10 @@
 #include "workloads/program_graph.hpp"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
-
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
+#include <map>
+#include <tuple>
 
 namespace paratwin::workloads {
 
@@ -27,10 +26,8 @@ void check_local(const Role& role) {
       throw ProgramError(where(role, i) + ": dependency range out of bounds");
     for (uint32_t k = 0; k < op.dep_count; ++k)
       if (role.deps[op.dep_begin + k] >= i)
-        throw ProgramError(where(role, i) + ": depends on a later op " +
-                           std::to_string(role.deps[op.dep_begin + k]));
-    if (is_collective(op.kind) && op.group == 0)
-      throw ProgramError(where(role, i) + ": collective without a group");
+        throw ProgramError(where(role, i) + ": depends on a later op " + std::to_string(role.deps[op.dep_begin + k]));
+    if (is_collective(op.kind) && op.group == 0) throw ProgramError(where(role, i) + ": collective without a group");
     if (!(op.bytes >= 0) || !(op.flops >= 0)) throw ProgramError(where(role, i) + ": negative size");
   }
 }

@@ -2,9 +2,8 @@
 
 #include <cstdio>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace paratwin::workloads {
 
@@ -22,7 +21,9 @@ std::string human(double v, const char* unit, double base = 1000.0) {
   return buf;
 }
 
-std::string bytes_text(double b) { return human(b, b >= 1024 ? "iB" : "B", 1024.0); }
+std::string bytes_text(double b) {
+  return human(b, b >= 1024 ? "iB" : "B", 1024.0);
+}
 
 }  // namespace
 
@@ -98,10 +99,14 @@ nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_mem
     role["messages"] = {{"count", r.messages}, {"bytes", r.message_bytes}};
     role["parameters"] = r.params;
     const auto& m = r.memory;
-    role["memory"] = {{"weights", m.weights},       {"gradients", m.gradients},
-                      {"optimizer", m.optimizer},   {"host_optimizer", m.host_optimizer},
-                      {"gathered_weights", m.gathered_weights}, {"activations", m.activations},
-                      {"comm_stash", m.comm_stash}, {"total", m.total()}};
+    role["memory"] = {{"weights", m.weights},
+                      {"gradients", m.gradients},
+                      {"optimizer", m.optimizer},
+                      {"host_optimizer", m.host_optimizer},
+                      {"gathered_weights", m.gathered_weights},
+                      {"activations", m.activations},
+                      {"comm_stash", m.comm_stash},
+                      {"total", m.total()}};
     if (device_memory) role["memory"]["fits"] = m.total() <= *device_memory;
     j["roles"].push_back(role);
   }
@@ -124,7 +129,8 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
       if (r.op_counts[k]) o << ' ' << to_string(static_cast<OpKind>(k)) << '=' << r.op_counts[k];
     o << "\n  FLOPs per rank:";
     for (int ph = 0; ph < kPhases; ++ph)
-      if (r.flops_by_phase[ph] > 0) o << ' ' << to_string(static_cast<Phase>(ph)) << ' ' << human(r.flops_by_phase[ph], "FLOP");
+      if (r.flops_by_phase[ph] > 0)
+        o << ' ' << to_string(static_cast<Phase>(ph)) << ' ' << human(r.flops_by_phase[ph], "FLOP");
     o << " (GEMM " << human(r.gemm_flops, "FLOP") << ")\n";
     if (!r.collectives.empty()) {
       o << "  collectives per rank:\n";
@@ -133,7 +139,8 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
       o << line;
       for (const auto& c : r.collectives) {
         std::snprintf(line, sizeof line, "    %-15s %-14s %6lld %8lld %12s\n", to_string(c.kind), c.group.c_str(),
-                      static_cast<long long>(c.group_size), static_cast<long long>(c.count), bytes_text(c.bytes).c_str());
+                      static_cast<long long>(c.group_size), static_cast<long long>(c.count),
+                      bytes_text(c.bytes).c_str());
         o << line;
       }
     }
@@ -148,7 +155,8 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
       if (m.total() <= *device_memory)
         o << "  fits in " << bytes_text(*device_memory) << " of device memory\n";
       else
-        o << "  OUT OF MEMORY: needs " << bytes_text(m.total()) << ", the device has " << bytes_text(*device_memory) << "\n";
+        o << "  OUT OF MEMORY: needs " << bytes_text(m.total()) << ", the device has " << bytes_text(*device_memory)
+          << "\n";
     }
   }
   return o.str();

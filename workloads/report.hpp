@@ -2,11 +2,10 @@
 // What `paratwin lower` reports about a Program: per role, op counts by kind, FLOPs, bytes per
 // collective kind and group axis, and memory per rank — as data, JSON and text.
 #include <array>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "workloads/program.hpp"
 
@@ -17,7 +16,7 @@ struct CollectiveStat {
   std::string group;  // axis names, e.g. "z" or "expert+data"
   int64_t group_size = 1;
   int64_t count = 0;
-  double bytes = 0;   // summed buffer sizes (nccl-tests convention)
+  double bytes = 0;  // summed buffer sizes (nccl-tests convention)
 };
 
 struct RoleSummary {
@@ -29,7 +28,7 @@ struct RoleSummary {
   double gemm_flops = 0;
   double compute_flops = 0;
   std::vector<CollectiveStat> collectives;
-  int64_t messages = 0;   // sends
+  int64_t messages = 0;  // sends
   double message_bytes = 0;
   double params = 0;
   MemoryEstimate memory;
@@ -50,7 +49,6 @@ struct ProgramSummary {
 ProgramSummary summarize(const Program& p);
 nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_memory_bytes);
 // `only_role`: print just that role (the role of the rank asked for), or all when negative.
-std::string format_text(const ProgramSummary& s, std::optional<double> device_memory_bytes,
-                        int64_t only_role = -1);
+std::string format_text(const ProgramSummary& s, std::optional<double> device_memory_bytes, int64_t only_role = -1);
 
 }  // namespace paratwin::workloads

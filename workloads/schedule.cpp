@@ -106,8 +106,10 @@ std::vector<std::vector<Slot>> message_driven(const ScheduleSpec& s) {
       active[st] = false;
       const Slot& r = running[st];
       if (r.forward) {
-        if (st + 1 < p) fwd_ready[st + 1].push_back(r.micro_batch);
-        else bwd_ready[st].push_back(r.micro_batch);
+        if (st + 1 < p)
+          fwd_ready[st + 1].push_back(r.micro_batch);
+        else
+          bwd_ready[st].push_back(r.micro_batch);
       } else if (st > 0) {
         bwd_ready[st - 1].push_back(r.micro_batch);
       } else {
@@ -125,10 +127,14 @@ std::vector<std::vector<Slot>> message_driven(const ScheduleSpec& s) {
 std::vector<Slot> stage_schedule(const ScheduleSpec& spec, int64_t stage) {
   if (stage < 0 || stage >= spec.stages) throw std::out_of_range("pipeline stage out of range");
   switch (spec.kind) {
-    case Schedule::gpipe: return gpipe(spec);
-    case Schedule::one_f_one_b: return one_f_one_b(spec, spec.stages - stage - 1);
-    case Schedule::interleaved: return interleaved(spec, stage);
-    case Schedule::axonn: return message_driven(spec)[stage];
+    case Schedule::gpipe:
+      return gpipe(spec);
+    case Schedule::one_f_one_b:
+      return one_f_one_b(spec, spec.stages - stage - 1);
+    case Schedule::interleaved:
+      return interleaved(spec, stage);
+    case Schedule::axonn:
+      return message_driven(spec)[stage];
   }
   return {};
 }

@@ -17,12 +17,13 @@ struct Field {
   int64_t value;
 };
 
-std::string show(const Field& f) { return f.path + " = " + std::to_string(f.value); }
+std::string show(const Field& f) {
+  return f.path + " = " + std::to_string(f.value);
+}
 
 void require_divides(const Field& divisor, const Field& dividend) {
   if (divisor.value > 1 && dividend.value % divisor.value != 0)
-    throw WorkloadError(divisor.path, "= " + std::to_string(divisor.value) + " does not divide " +
-                                          show(dividend));
+    throw WorkloadError(divisor.path, "= " + std::to_string(divisor.value) + " does not divide " + show(dividend));
 }
 
 void require(bool ok, const std::string& path, const std::string& message) {
@@ -46,8 +47,8 @@ void validate_tensor(const Workload& w) {
   const auto& m = w.model;
   const auto& t = w.parallel.tensor;
   const int64_t tokens = w.training.micro_batch * m.seq_len;
-  const Field hidden{"model.hidden", m.hidden}, heads{"model.heads", m.heads},
-      ffn{"model.ffn_hidden", m.ffn_hidden}, vocab{"model.vocab", m.vocab};
+  const Field hidden{"model.hidden", m.hidden}, heads{"model.heads", m.heads}, ffn{"model.ffn_hidden", m.ffn_hidden},
+      vocab{"model.vocab", m.vocab};
   switch (t.mode) {
     case TensorMode::none:
       require(!w.parallel.sequence_parallel, "parallelism.sequence_parallel",
@@ -75,8 +76,7 @@ void validate_tensor(const Workload& w) {
     }
     case TensorMode::axonn: {
       // Layers alternate: QKV and fc1 split their outputs over x, proj and fc2 over y (transposed).
-      const Field x{"parallelism.tensor.x", t.x}, y{"parallelism.tensor.y", t.y},
-          z{"parallelism.tensor.z", t.z};
+      const Field x{"parallelism.tensor.x", t.x}, y{"parallelism.tensor.y", t.y}, z{"parallelism.tensor.z", t.z};
       require_divides(x, hidden);
       require_divides(y, hidden);
       require_divides(x, heads);
@@ -102,8 +102,7 @@ void validate_tensor(const Workload& w) {
     }
   }
   if (t.mode == TensorMode::optimus)
-    require(w.parallel.zero_stage < 3, "parallelism.data.zero",
-            "= 3 is not supported with tensor mode \"optimus\"");
+    require(w.parallel.zero_stage < 3, "parallelism.data.zero", "= 3 is not supported with tensor mode \"optimus\"");
 }
 
 void validate_pipeline(const Workload& w) {
@@ -112,18 +111,15 @@ void validate_pipeline(const Workload& w) {
   if (p.chunks > 1)
     require(p.schedule == Schedule::interleaved, "parallelism.pipeline.chunks",
             "= " + std::to_string(p.chunks) + " requires schedule \"interleaved\"");
-  require_divides({"parallelism.pipeline.stages × chunks", p.stages * p.chunks},
-                  {"model.layers", w.model.layers});
+  require_divides({"parallelism.pipeline.stages × chunks", p.stages * p.chunks}, {"model.layers", w.model.layers});
   if (p.schedule == Schedule::interleaved) {
-    require(p.stages > 1, "parallelism.pipeline.schedule",
-            "\"interleaved\" needs parallelism.pipeline.stages > 1");
+    require(p.stages > 1, "parallelism.pipeline.schedule", "\"interleaved\" needs parallelism.pipeline.stages > 1");
     require(m % p.stages == 0, "parallelism.pipeline.stages",
             "= " + std::to_string(p.stages) + " does not divide the " + std::to_string(m) +
                 " micro-batches per iteration (the interleaved schedule needs a multiple)");
   }
   if (p.pipeline_limit != 0)
-    require(p.schedule == Schedule::axonn, "parallelism.pipeline.pipeline_limit",
-            "applies only to schedule \"axonn\"");
+    require(p.schedule == Schedule::axonn, "parallelism.pipeline.pipeline_limit", "applies only to schedule \"axonn\"");
 }
 
 void validate_moe(const Workload& w) {
@@ -142,8 +138,8 @@ void validate_moe(const Workload& w) {
           "parallelism.tensor.mode",
           std::string("= \"") + to_string(w.parallel.tensor.mode) +
               "\" is not supported with MoE: TED combines experts with \"megatron\" tensor parallelism");
-  require(!w.opt.duplicate_token_dropping || w.parallel.tensor.degree() > 1,
-          "optimizations.duplicate_token_dropping", "has no effect without tensor parallelism");
+  require(!w.opt.duplicate_token_dropping || w.parallel.tensor.degree() > 1, "optimizations.duplicate_token_dropping",
+          "has no effect without tensor parallelism");
   require(!w.opt.comm_aware_checkpointing || w.training.checkpointing == Checkpointing::full,
           "optimizations.comm_aware_checkpointing", "needs training.checkpointing = \"full\"");
   require(moe.capacity_factor > 0 || moe.imbalance >= 1, "model.moe.imbalance", "must be >= 1");
@@ -165,12 +161,11 @@ void validate_optimizations(const Workload& w) {
           "has no effect unless weights are sharded (axonn z > 1 or ZeRO stage 3)");
   require(!o.cache_all_gather || shards_weights, "optimizations.cache_all_gather",
           "has no effect unless weights are sharded (axonn z > 1 or ZeRO stage 3)");
-  require(!o.cache_all_gather || w.training.checkpointing != Checkpointing::none,
-          "optimizations.cache_all_gather", "has no effect without activation checkpointing");
+  require(!o.cache_all_gather || w.training.checkpointing != Checkpointing::none, "optimizations.cache_all_gather",
+          "has no effect without activation checkpointing");
   require(!o.overlap_gradient_sync || w.batch_replicas() > 1, "optimizations.overlap_gradient_sync",
           "has no effect without data parallelism");
-  require(!o.scatter_gather || (t.mode == TensorMode::megatron && t.size > 1 &&
-                                w.parallel.pipeline.stages > 1),
+  require(!o.scatter_gather || (t.mode == TensorMode::megatron && t.size > 1 && w.parallel.pipeline.stages > 1),
           "optimizations.scatter_gather",
           "needs megatron tensor parallelism (size > 1) and more than one pipeline stage");
 }
@@ -188,8 +183,7 @@ void validate(const Workload& w) {
                        static_cast<double>(par.data);
   if (ranks > static_cast<double>(kMaxRanks)) {
     std::ostringstream s;
-    s << "describes " << std::fixed << std::setprecision(0) << ranks << " ranks, more than the limit of "
-      << kMaxRanks;
+    s << "describes " << std::fixed << std::setprecision(0) << ranks << " ranks, more than the limit of " << kMaxRanks;
     throw WorkloadError("parallelism", s.str());
   }
   require(static_cast<double>(w.training.micro_batch) * static_cast<double>(w.model.seq_len) <= 2147483648.0,
@@ -198,8 +192,7 @@ void validate(const Workload& w) {
   if (w.training.global_batch % replicas_micro != 0)
     throw WorkloadError("training.global_batch",
                         "= " + std::to_string(w.training.global_batch) +
-                            " is not a multiple of data replicas × micro_batch = " +
-                            std::to_string(replicas_micro) +
+                            " is not a multiple of data replicas × micro_batch = " + std::to_string(replicas_micro) +
                             (w.parallel.expert > 1 ? " (data size × expert size × micro_batch)"
                                                    : " (parallelism.data.size × training.micro_batch)"));
   if (w.training.offload_optimizer)
@@ -209,12 +202,10 @@ void validate(const Workload& w) {
   validate_moe(w);
   validate_pipeline(w);
   validate_optimizations(w);
-  const double ops = 40.0 * static_cast<double>(w.model.layers) /
-                     static_cast<double>(w.parallel.pipeline.stages) *
-                     static_cast<double>(w.micro_batches()) *
-                     (w.parallel.tensor.mode == TensorMode::optimus
-                          ? 4.0 * static_cast<double>(w.parallel.tensor.rows)
-                          : 1.0);
+  const double ops =
+      40.0 * static_cast<double>(w.model.layers) / static_cast<double>(w.parallel.pipeline.stages) *
+      static_cast<double>(w.micro_batches()) *
+      (w.parallel.tensor.mode == TensorMode::optimus ? 4.0 * static_cast<double>(w.parallel.tensor.rows) : 1.0);
   require(ops <= kMaxOpsPerRole, "training.global_batch",
           "gives about " + std::to_string(static_cast<int64_t>(ops)) +
               " ops per rank, more than the limit of 50 million; use fewer micro-batches "

@@ -4,49 +4,69 @@
 
 namespace paratwin::workloads {
 
-int bytes_of(Dtype d) { return d == Dtype::fp32 ? 4 : 2; }
+int bytes_of(Dtype d) {
+  return d == Dtype::fp32 ? 4 : 2;
+}
 
 const char* to_string(Dtype d) {
   switch (d) {
-    case Dtype::bf16: return "bf16";
-    case Dtype::fp16: return "fp16";
-    case Dtype::fp32: return "fp32";
+    case Dtype::bf16:
+      return "bf16";
+    case Dtype::fp16:
+      return "fp16";
+    case Dtype::fp32:
+      return "fp32";
   }
   return "?";
 }
 const char* to_string(Checkpointing c) {
   switch (c) {
-    case Checkpointing::none: return "none";
-    case Checkpointing::full: return "full";
-    case Checkpointing::selective: return "selective";
+    case Checkpointing::none:
+      return "none";
+    case Checkpointing::full:
+      return "full";
+    case Checkpointing::selective:
+      return "selective";
   }
   return "?";
 }
 const char* to_string(TensorMode t) {
   switch (t) {
-    case TensorMode::none: return "none";
-    case TensorMode::megatron: return "megatron";
-    case TensorMode::optimus: return "optimus";
-    case TensorMode::axonn: return "axonn";
+    case TensorMode::none:
+      return "none";
+    case TensorMode::megatron:
+      return "megatron";
+    case TensorMode::optimus:
+      return "optimus";
+    case TensorMode::axonn:
+      return "axonn";
   }
   return "?";
 }
 const char* to_string(Schedule s) {
   switch (s) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved";
-    case Schedule::axonn: return "axonn";
+    case Schedule::gpipe:
+      return "gpipe";
+    case Schedule::one_f_one_b:
+      return "1f1b";
+    case Schedule::interleaved:
+      return "interleaved";
+    case Schedule::axonn:
+      return "axonn";
   }
   return "?";
 }
 
 int64_t TensorConfig::degree() const {
   switch (mode) {
-    case TensorMode::none: return 1;
-    case TensorMode::megatron: return size;
-    case TensorMode::optimus: return rows * cols;
-    case TensorMode::axonn: return x * y * z;
+    case TensorMode::none:
+      return 1;
+    case TensorMode::megatron:
+      return size;
+    case TensorMode::optimus:
+      return rows * cols;
+    case TensorMode::axonn:
+      return x * y * z;
   }
   return 1;
 }
@@ -55,7 +75,9 @@ int64_t Workload::total_ranks() const {
   return parallel.tensor.degree() * parallel.expert * parallel.pipeline.stages * parallel.data;
 }
 
-int64_t Workload::batch_replicas() const { return parallel.data * parallel.expert; }
+int64_t Workload::batch_replicas() const {
+  return parallel.data * parallel.expert;
+}
 
 int64_t Workload::micro_batches() const {
   return training.global_batch / (batch_replicas() * training.micro_batch);
@@ -65,7 +87,7 @@ nlohmann::json to_json(const Workload& w) {
   nlohmann::json j;
   j["name"] = w.name;
   auto& m = j["model"];
-  m = {{"layers", w.model.layers},   {"hidden", w.model.hidden},   {"heads", w.model.heads},
+  m = {{"layers", w.model.layers},         {"hidden", w.model.hidden},   {"heads", w.model.heads},
        {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};
   if (w.model.moe.enabled())
     m["moe"] = {{"experts", w.model.moe.experts},

@@ -2,10 +2,9 @@
 // The workload description: what model is trained, how, and how it is parallelised. It is the one
 // input that both the simulator and the executor derive from (through lower()).
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace paratwin::workloads {
 
@@ -21,11 +20,11 @@ const char* to_string(TensorMode t);
 const char* to_string(Schedule s);
 
 struct MoeConfig {
-  int64_t experts = 0;            // 0: a dense model
+  int64_t experts = 0;  // 0: a dense model
   int64_t top_k = 1;
-  double capacity_factor = 1.0;   // 0: dropless, tokens per expert follow `imbalance`
-  int64_t every = 2;              // every `every`-th layer is MoE (layer index % every == every-1)
-  double imbalance = 1.0;         // busiest expert's load over the mean (dropless routing only)
+  double capacity_factor = 1.0;  // 0: dropless, tokens per expert follow `imbalance`
+  int64_t every = 2;             // every `every`-th layer is MoE (layer index % every == every-1)
+  double imbalance = 1.0;        // busiest expert's load over the mean (dropless routing only)
   bool enabled() const { return experts > 0; }
 };
 
@@ -37,9 +36,7 @@ struct ModelConfig {
   int64_t seq_len = 0;
   int64_t vocab = 0;
   MoeConfig moe;
-  bool is_moe_layer(int64_t layer) const {
-    return moe.enabled() && layer % moe.every == moe.every - 1;
-  }
+  bool is_moe_layer(int64_t layer) const { return moe.enabled() && layer % moe.every == moe.every - 1; }
   int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
 };
 
@@ -48,9 +45,9 @@ struct TrainingConfig {
   int64_t micro_batch = 1;   // sequences per micro-batch per model replica
   Dtype dtype = Dtype::bf16;
   Checkpointing checkpointing = Checkpointing::full;
-  bool offload_optimizer = false;        // AxoNN: fp32 weights and Adam state live in host memory
-  int64_t offload_bucket = 4'000'000;    // parameters moved per optimizer bucket when offloading
-  bool fp32_gradient_copy = false;       // AxoNN keeps fp32 gradients: 20 instead of 16 B/parameter
+  bool offload_optimizer = false;      // AxoNN: fp32 weights and Adam state live in host memory
+  int64_t offload_bucket = 4'000'000;  // parameters moved per optimizer bucket when offloading
+  bool fp32_gradient_copy = false;     // AxoNN keeps fp32 gradients: 20 instead of 16 B/parameter
 };
 
 struct TensorConfig {
@@ -78,14 +75,14 @@ struct ParallelConfig {
 };
 
 struct Optimizations {
-  bool overlap_all_reduce = false;       // OAR
-  bool overlap_reduce_scatter = false;   // ORS
-  bool overlap_all_gather = false;       // OAG
-  bool overlap_gradient_sync = false;    // data-parallel gradient reduction overlaps backward
-  bool cache_all_gather = false;         // keep gathered weights from forward to backward
-  bool duplicate_token_dropping = false; // DTD
-  bool comm_aware_checkpointing = false; // CAC
-  bool scatter_gather = false;           // Megatron p2p scatter/gather
+  bool overlap_all_reduce = false;        // OAR
+  bool overlap_reduce_scatter = false;    // ORS
+  bool overlap_all_gather = false;        // OAG
+  bool overlap_gradient_sync = false;     // data-parallel gradient reduction overlaps backward
+  bool cache_all_gather = false;          // keep gathered weights from forward to backward
+  bool duplicate_token_dropping = false;  // DTD
+  bool comm_aware_checkpointing = false;  // CAC
+  bool scatter_gather = false;            // Megatron p2p scatter/gather
 };
 
 struct Placement {

@@ -1,9 +1,8 @@
 // Reading a workload JSON document into a Workload. Every key is read through JsonReader so that
 // unknown keys are errors; cross-field rules live in validate.cpp.
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "workloads/json_reader.hpp"
 #include "workloads/workload.hpp"
@@ -32,12 +31,14 @@ const std::vector<std::pair<std::string, Dtype>> kDtypes = {
     {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}};
 const std::vector<std::pair<std::string, Checkpointing>> kCheckpointing = {
     {"full", Checkpointing::full}, {"none", Checkpointing::none}, {"selective", Checkpointing::selective}};
-const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {
-    {"none", TensorMode::none}, {"megatron", TensorMode::megatron},
-    {"optimus", TensorMode::optimus}, {"axonn", TensorMode::axonn}};
-const std::vector<std::pair<std::string, Schedule>> kSchedules = {
-    {"1f1b", Schedule::one_f_one_b}, {"gpipe", Schedule::gpipe},
-    {"interleaved", Schedule::interleaved}, {"axonn", Schedule::axonn}};
+const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {{"none", TensorMode::none},
+                                                                      {"megatron", TensorMode::megatron},
+                                                                      {"optimus", TensorMode::optimus},
+                                                                      {"axonn", TensorMode::axonn}};
+const std::vector<std::pair<std::string, Schedule>> kSchedules = {{"1f1b", Schedule::one_f_one_b},
+                                                                  {"gpipe", Schedule::gpipe},
+                                                                  {"interleaved", Schedule::interleaved},
+                                                                  {"axonn", Schedule::axonn}};
 
 template <typename E>
 std::vector<std::string> names(const std::vector<std::pair<std::string, E>>& table) {
@@ -89,13 +90,14 @@ TrainingConfig read_training(JsonReader r) {
 // Keys of parallelism.tensor that belong to one mode only: naming them under another mode is an
 // error that says which mode they need, not a bare "unknown key".
 void reject_foreign_tensor_keys(const JsonReader& r, TensorMode mode) {
-  const std::vector<std::pair<std::string, TensorMode>> owners = {
-      {"size", TensorMode::megatron}, {"q", TensorMode::optimus}, {"x", TensorMode::axonn},
-      {"y", TensorMode::axonn},       {"z", TensorMode::axonn}};
+  const std::vector<std::pair<std::string, TensorMode>> owners = {{"size", TensorMode::megatron},
+                                                                  {"q", TensorMode::optimus},
+                                                                  {"x", TensorMode::axonn},
+                                                                  {"y", TensorMode::axonn},
+                                                                  {"z", TensorMode::axonn}};
   for (const auto& [key, owner] : owners)
     if (r.has(key) && owner != mode)
-      r.fail(key, std::string("applies only to mode \"") + to_string(owner) + "\", not \"" +
-                      to_string(mode) + "\"");
+      r.fail(key, std::string("applies only to mode \"") + to_string(owner) + "\", not \"" + to_string(mode) + "\"");
 }
 
 TensorConfig read_tensor(JsonReader r) {
@@ -103,9 +105,14 @@ TensorConfig read_tensor(JsonReader r) {
   t.mode = read_enum(r, "mode", kTensorModes);
   reject_foreign_tensor_keys(r, t.mode);
   switch (t.mode) {
-    case TensorMode::none: break;
-    case TensorMode::megatron: t.size = r.integer("size", std::nullopt, 1, kMaxRanks); break;
-    case TensorMode::optimus: t.rows = t.cols = r.integer("q", std::nullopt, 1, 2048); break;
+    case TensorMode::none:
+      break;
+    case TensorMode::megatron:
+      t.size = r.integer("size", std::nullopt, 1, kMaxRanks);
+      break;
+    case TensorMode::optimus:
+      t.rows = t.cols = r.integer("q", std::nullopt, 1, 2048);
+      break;
     case TensorMode::axonn:
       t.x = r.integer("x", 1, 1, kMaxRanks);
       t.y = r.integer("y", 1, 1, kMaxRanks);

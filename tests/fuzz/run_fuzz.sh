@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
+# Usage: tests/fuzz/run_fuzz.sh [SECONDS [FUZZER]]
 # Runs the workload fuzzer for SECONDS (default 60) with a fresh corpus seeded from the shipped
-# examples and the workload dictionary. Builds nothing: point FUZZ_WORKLOAD at the binary, or build it
-# in build-fuzz/:
+# examples and the workload dictionary. Builds nothing: FUZZER (or $FUZZ_WORKLOAD) is the binary,
+# by default build-fuzz/tests/fuzz/fuzz_workload, built with:
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPARATWIN_FUZZ=ON -DPARATWIN_UNIT_ONLY=ON
 #   cmake --build build-fuzz --target fuzz_workload
 # Exits non-zero when the fuzzer finds a crash, UB, a leak or a timeout; the reproducer is kept in
@@ -10,7 +11,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 seconds=${1:-60}
-fuzzer=${FUZZ_WORKLOAD:-$root/build-fuzz/tests/fuzz/fuzz_workload}
+fuzzer=${2:-${FUZZ_WORKLOAD:-$root/build-fuzz/tests/fuzz/fuzz_workload}}
 if [[ ! -x $fuzzer ]]; then
   echo "run_fuzz.sh: no fuzzer at $fuzzer (build it, or set FUZZ_WORKLOAD)" >&2
   exit 2

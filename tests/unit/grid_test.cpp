@@ -1,12 +1,15 @@
+#include "workloads/grid.hpp"
+
 #include <gtest/gtest.h>
 
 #include "workloads/error.hpp"
-#include "workloads/grid.hpp"
 
 namespace pw = paratwin::workloads;
 
 namespace {
-pw::Grid four_d() { return pw::Grid({{"x", 2}, {"y", 2}, {"z", 2}, {"data", 2}}); }
+pw::Grid four_d() {
+  return pw::Grid({{"x", 2}, {"y", 2}, {"z", 2}, {"data", 2}});
+}
 }  // namespace
 
 TEST(Grid, CoordinatesInnermostFirst) {

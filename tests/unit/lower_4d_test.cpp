@@ -54,9 +54,12 @@ TEST(Lower4D, CollectiveVolumesEqualEq51To55) {
         };
       };
       const auto ag = only(ops_where(role, in_layer(pw::Phase::forward, fc.name + ".all_gather_z")), fc.name + " AG");
-      const auto ar_y = only(ops_where(role, in_layer(pw::Phase::forward, fc.name + ".all_reduce_y")), fc.name + " AR_y");
-      const auto ar_x = only(ops_where(role, in_layer(pw::Phase::backward, fc.name + ".dgrad.all_reduce_x")), fc.name + " AR_x");
-      const auto rs = only(ops_where(role, in_layer(pw::Phase::backward, fc.name + ".wgrad.reduce_scatter_z")), fc.name + " RS");
+      const auto ar_y =
+          only(ops_where(role, in_layer(pw::Phase::forward, fc.name + ".all_reduce_y")), fc.name + " AR_y");
+      const auto ar_x =
+          only(ops_where(role, in_layer(pw::Phase::backward, fc.name + ".dgrad.all_reduce_x")), fc.name + " AR_x");
+      const auto rs =
+          only(ops_where(role, in_layer(pw::Phase::backward, fc.name + ".wgrad.reduce_scatter_z")), fc.name + " RS");
       const double k = static_cast<double>(fc.k), n = static_cast<double>(fc.n);
       // eq. 5.1: a ring all-gather moves (G_z - 1)·k·n/(G_x·G_y·G_z) elements into each rank.
       EXPECT_EQ(ag.kind, pw::OpKind::all_gather);
@@ -72,10 +75,12 @@ TEST(Lower4D, CollectiveVolumesEqualEq51To55) {
       EXPECT_EQ(ar_x.group, x_axis) << fc.name;
       EXPECT_DOUBLE_EQ(ar_x.bytes, m * k / (kGz * gy) * e) << fc.name;
       // eq. 5.5: the data-parallel all-reduce of k·n/(G_x·G_y·G_z) once per iteration.
-      const auto ar_d = only(ops_where(role, [&](const pw::Op& op) {
-                                return op.phase == pw::Phase::grad_sync && op.layer == layer && fc.name == op.name;
-                              }),
-                              fc.name + " AR_data");
+      const auto ar_d =
+          only(ops_where(role,
+                         [&](const pw::Op& op) {
+                           return op.phase == pw::Phase::grad_sync && op.layer == layer && fc.name == op.name;
+                         }),
+               fc.name + " AR_data");
       EXPECT_EQ(ar_d.kind, pw::OpKind::all_reduce);
       EXPECT_EQ(ar_d.group, p.grid.mask("data"));
       EXPECT_DOUBLE_EQ(ar_d.bytes, k * n / (kGx * kGy * kGz) * e) << fc.name;
@@ -87,7 +92,8 @@ TEST(Lower4D, RecomputeRepeatsGathersUnlessCached) {
   auto j = paratwin::test::base_gpt();
   j["parallelism"] = {{"tensor", {{"mode", "axonn"}, {"x", 2}, {"y", 2}, {"z", 2}}}};
   auto gathers = [](const pw::Program& p, pw::Phase ph) {
-    return count_where(p.roles[0], [&](const pw::Op& op) { return op.kind == pw::OpKind::all_gather && op.phase == ph; });
+    return count_where(p.roles[0],
+                       [&](const pw::Op& op) { return op.kind == pw::OpKind::all_gather && op.phase == ph; });
   };
   const auto plain = pw::lower(paratwin::test::workload(j));
   // 4 layers × 4 FC layers × 8 micro-batches, forward and again in the recompute pass.

@@ -36,7 +36,8 @@ TEST(LowerMegatron, TwoAllReducesPerLayerPerPass) {
   const auto& r = p.roles[0];
   for (auto ph : {pw::Phase::forward, pw::Phase::recompute, pw::Phase::backward})
     EXPECT_EQ(count(r, pw::OpKind::all_reduce, ph, 2), 2) << pw::to_string(ph);
-  for (const auto& op : ops_where(r, [](const pw::Op& op) { return op.layer == 2 && op.kind == pw::OpKind::all_reduce; })) {
+  for (const auto& op :
+       ops_where(r, [](const pw::Op& op) { return op.layer == 2 && op.kind == pw::OpKind::all_reduce; })) {
     EXPECT_EQ(op.group, p.grid.mask("tensor"));
     EXPECT_DOUBLE_EQ(op.bytes, 64.0 * 256 * 2);  // s·b·h half-precision values
   }
@@ -75,7 +76,10 @@ TEST(LowerMegatron, PipelineMessagesMatchAndScatterGatherDividesThem) {
   EXPECT_DOUBLE_EQ(sends(plain.roles[1]).front().bytes, 64.0 * 256 * 2);
   EXPECT_DOUBLE_EQ(sends(sg.roles[1]).front().bytes, 64.0 * 256 * 2 / 2);
   // Each received message is all-gathered across the tensor group.
-  EXPECT_EQ(count_where(sg.roles[1], [](const pw::Op& op) { return std::string(op.name).rfind("recv.", 0) == 0 && op.kind == pw::OpKind::all_gather; }),
+  EXPECT_EQ(count_where(sg.roles[1],
+                        [](const pw::Op& op) {
+                          return std::string(op.name).rfind("recv.", 0) == 0 && op.kind == pw::OpKind::all_gather;
+                        }),
             16);
 }
 

@@ -18,7 +18,8 @@ pw::Program ted(bool dtd, bool cac) {
   auto j = paratwin::test::base_gpt();
   j["model"]["moe"] = {{"experts", 4}, {"top_k", 1}, {"capacity_factor", 1.0}, {"every", 2}};
   j["training"]["global_batch"] = 16;
-  j["parallelism"] = {{"data", {{"size", 1}}}, {"tensor", {{"mode", "megatron"}, {"size", kT}}}, {"expert", {{"size", 4}}}};
+  j["parallelism"] = {
+      {"data", {{"size", 1}}}, {"tensor", {{"mode", "megatron"}, {"size", kT}}}, {"expert", {{"size", 4}}}};
   j["optimizations"] = {{"duplicate_token_dropping", dtd}, {"comm_aware_checkpointing", cac}};
   return pw::lower(paratwin::test::workload(j));
 }
@@ -43,7 +44,10 @@ TEST(LowerMoe, CommunicationAwareCheckpointingLeavesFourAndFour) {
   const auto p = ted(false, true);
   EXPECT_EQ(count(p, 1, pw::OpKind::all_to_all, "expert"), 4);
   EXPECT_EQ(count(p, 1, pw::OpKind::all_reduce, "tensor"), 4);
-  EXPECT_EQ(count_where(p.roles[0], [](const pw::Op& op) { return op.phase == pw::Phase::recompute && pw::is_collective(op.kind); }), 0);
+  EXPECT_EQ(
+      count_where(p.roles[0],
+                  [](const pw::Op& op) { return op.phase == pw::Phase::recompute && pw::is_collective(op.kind); }),
+      0);
   EXPECT_GT(p.roles[0].memory.comm_stash, 0);
 }
 
@@ -65,13 +69,16 @@ TEST(LowerMoe, ExpertAndSharedGradientsReduceOverTheirOwnGroups) {
   auto j = paratwin::test::base_gpt();
   j["model"]["moe"] = {{"experts", 4}};
   j["training"]["global_batch"] = 16;
-  j["parallelism"] = {{"data", {{"size", 2}}}, {"tensor", {{"mode", "megatron"}, {"size", 2}}}, {"expert", {{"size", 2}}}};
+  j["parallelism"] = {
+      {"data", {{"size", 2}}}, {"tensor", {{"mode", "megatron"}, {"size", 2}}}, {"expert", {{"size", 2}}}};
   const auto p = pw::lower(paratwin::test::workload(j));
   const auto syncs = ops_where(p.roles[0], [](const pw::Op& op) { return op.phase == pw::Phase::grad_sync; });
   ASSERT_FALSE(syncs.empty());
   for (const auto& op : syncs) {
-    if (op.expert_params) EXPECT_EQ(op.group, p.grid.mask("data"));
-    else EXPECT_EQ(op.group, p.grid.mask("expert") | p.grid.mask("data"));
+    if (op.expert_params)
+      EXPECT_EQ(op.group, p.grid.mask("data"));
+    else
+      EXPECT_EQ(op.group, p.grid.mask("expert") | p.grid.mask("data"));
   }
   // Each rank holds E / G_expert = 2 experts: their expert GEMMs are batched by 2.
   const auto fc1 = ops_where(p.roles[0], [](const pw::Op& op) { return std::string(op.name) == "expert.fc1"; });

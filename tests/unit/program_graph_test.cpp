@@ -1,9 +1,10 @@
 // Validation of Programs: the checks must catch broken op lists, unmatched messages and deadlocks.
+#include "workloads/program_graph.hpp"
+
 #include <gtest/gtest.h>
 
 #include "tests/unit/test_util.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/program_graph.hpp"
 
 namespace pw = paratwin::workloads;
 
@@ -119,7 +120,9 @@ TEST(ProgramGraph, EverySchedulesProgramValidates) {
     auto j = paratwin::test::base_gpt();
     j["model"]["layers"] = 8;
     j["training"]["global_batch"] = 8;
-    j["parallelism"] = {{"pipeline", {{"stages", 4}, {"schedule", schedule}, {"chunks", std::string(schedule) == "interleaved" ? 2 : 1}}}};
+    j["parallelism"] = {
+        {"pipeline",
+         {{"stages", 4}, {"schedule", schedule}, {"chunks", std::string(schedule) == "interleaved" ? 2 : 1}}}};
     EXPECT_NO_THROW(pw::lower(paratwin::test::workload(j))) << schedule;
   }
 }

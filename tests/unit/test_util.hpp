@@ -1,17 +1,18 @@
 #pragma once
 // Helpers for unit tests: workloads from inline JSON, and queries over a lowered Program.
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::test {
 
-inline workloads::Workload workload(const nlohmann::json& j) { return workloads::parse_workload(j, ""); }
+inline workloads::Workload workload(const nlohmann::json& j) {
+  return workloads::parse_workload(j, "");
+}
 
 inline workloads::Workload example(const std::string& file) {
   return workloads::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + file);
