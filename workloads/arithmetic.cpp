@@ -48,6 +48,11 @@ double model_state_bytes_per_param(const TrainingConfig& t) {
   return 16.0 + (t.fp32_gradient_copy ? 4.0 : 0.0);
 }
 
+double optimizer_bytes_per_param(const TrainingConfig& t) {
+  if (t.dtype == Dtype::fp32) return 28.0;  // read w, g, m, v; write w, m, v
+  return 28.0 + (t.fp32_gradient_copy ? 2.0 : 0.0);
+}
+
 double zero1_bound(double np, double g_data) {
   return (4.0 + 12.0 / g_data) * np;
 }

@@ -33,6 +33,11 @@ double model_flops(const Workload& w);
 // Mixed-precision Adam state per parameter (bytes): 2 half weights + 2 half gradients + 4 fp32
 // master + 8 moments = 16 (ZeRO's convention); + 4 with fp32 gradients = 20 (seed 002 §3.3.2).
 double model_state_bytes_per_param(const TrainingConfig& t);
+// Memory traffic of one Adam update per parameter: read fp32 weight, both moments and the gradient,
+// write them back with the half-precision copy — 28 bytes (30 with fp32 gradients).
+double optimizer_bytes_per_param(const TrainingConfig& t);
+// Floating-point operations of one Adam update per parameter (moments, bias correction, update).
+constexpr double kAdamFlopsPerParam = 12.0;
 
 // Seed 002 §7.1.1: the ZeRO-1 per-GPU lower bound (4 + 12/G_data)·NP bytes.
 double zero1_bound(double params_per_gpu, double data_parallel);

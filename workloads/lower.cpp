@@ -206,33 +206,29 @@ class StageLowering {
   }
 
   void optimizer_step() {
-    double shard = 0, total = 0;
+    double shard = 0;  // parameters this rank updates
     const auto zero = c_.w.parallel.zero_stage;
     for (int32_t chunk = 0; chunk < v_; ++chunk)
       for (const auto& [layer, block] : chunk_params(chunk)) {
         const double g = static_cast<double>(c_.size(block.expert ? c_.dp_expert : c_.dp_dense));
         shard += zero >= 1 ? block.params / g : block.params;
-        total += block.params;
         (block.expert ? role_.expert_params : role_.params) += block.params;
       }
     role_.params += role_.expert_params;
-    (void)total;
     e_.phase = Phase::optimizer;
     e_.layer = kLayerNone;
     for (uint32_t id : synced_) e_.wait(id);
     for (uint32_t id : e_.deferred) e_.wait(id);
-    const double state = model_state_bytes_per_param(c_.w.training);
+    const double traffic = optimizer_bytes_per_param(c_.w.training) * shard;
     if (c_.w.training.offload_optimizer) {
       // AxoNN (seed 002 §3.3.2): fp32 weights and Adam state stream in from host memory bucket by
       // bucket; the updated state streams back.
-      const double moved = (state - 4.0) * shard;
-      const uint32_t in = e_.compute(OpKind::host_transfer, "optimizer.h2d", moved, 0, Stream::host);
-      e_.wait(in);
-      e_.compute(OpKind::optimizer, "adam", 32.0 * shard, 12.0 * shard);
-      const uint32_t out = e_.compute(OpKind::host_transfer, "optimizer.d2h", moved, 0, Stream::host);
-      (void)out;
+      const double moved = (model_state_bytes_per_param(c_.w.training) - 4.0) * shard;
+      e_.wait(e_.compute(OpKind::host_transfer, "optimizer.h2d", moved, 0, Stream::host));
+      e_.wait(e_.compute(OpKind::optimizer, "adam", traffic, kAdamFlopsPerParam * shard));
+      e_.compute(OpKind::host_transfer, "optimizer.d2h", moved, 0, Stream::host);
     } else {
-      e_.compute(OpKind::optimizer, "adam", (state + 12.0) * shard, 12.0 * shard);
+      e_.compute(OpKind::optimizer, "adam", traffic, kAdamFlopsPerParam * shard);
     }
     if (zero == 1 || zero == 2) {
       e_.phase = Phase::optimizer;
