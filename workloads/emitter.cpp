@@ -86,6 +86,22 @@ uint32_t Emitter::async(OpKind kind, Stream s, AxisMask group, double bytes, con
   return add(op, deps);
 }
 
+void attention_core(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t seq) {
+  e.gemm("attn.score", rows, seq, d, heads, false, true);
+  const double scores = static_cast<double>(heads * rows * seq);
+  e.elementwise("attn.softmax", 3 * scores * e.ctx().e, 5 * scores);
+  e.gemm("attn.context", rows, d, seq, heads);
+}
+
+void attention_core_backward(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t seq) {
+  e.gemm("attn.context.dgrad", rows, seq, d, heads, false, true);
+  e.gemm("attn.context.wgrad", seq, d, rows, heads, true, false);
+  const double scores = static_cast<double>(heads * rows * seq);
+  e.elementwise("attn.softmax.bwd", 3 * scores * e.ctx().e, 4 * scores);
+  e.gemm("attn.score.dgrad", rows, d, seq, heads);
+  e.gemm("attn.score.wgrad", seq, d, rows, heads, true, false);
+}
+
 void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, bool overlap) {
   auto issue = [&](int32_t l, int32_t b, std::vector<uint32_t> deps) {
     const GatherSpec g = gather_spec(l, b);

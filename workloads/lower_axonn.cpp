@@ -57,7 +57,8 @@ class AxonnLowering final : public LayerLowering {
     const bool gather = !(e.phase == Phase::recompute && c_.w.opt.cache_all_gather);
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
     fc_forward(e, layer, 0, gather);
-    attention_core(e);
+    // Heads are split over x (QKV's output axis) and tokens over z; the y ranks repeat the work.
+    attention_core(e, m_ / gz_, a_ / gx_, h_ / a_, S_);
     fc_forward(e, layer, 1, gather);
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
@@ -78,14 +79,14 @@ class AxonnLowering final : public LayerLowering {
     e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
     fc_backward(e, fcs_[1]);
-    attention_core_backward(e);
+    attention_core_backward(e, m_ / gz_, a_ / gx_, h_ / a_, S_);
     fc_backward(e, fcs_[0]);
     e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
   }
 
   void recompute_attention(Emitter& e, int32_t layer) override {
     (void)layer;
-    attention_core(e);
+    attention_core(e, m_ / gz_, a_ / gx_, h_ / a_, S_);
   }
 
   void embedding_forward(Emitter& e) override { e.elementwise("embedding", 2 * rows() * c_.e, rows()); }
@@ -193,25 +194,6 @@ class AxonnLowering final : public LayerLowering {
       e.blocking(OpKind::reduce_scatter, Stream::shard, c_.z, grad_bytes, fc.grad_scatter);
     }
     e.wait(ar);
-  }
-
-  // Heads are split over x (QKV's output axis) and tokens over z; the y ranks repeat the work.
-  void attention_core(Emitter& e) {
-    const int64_t heads = a_ / gx_, d = h_ / a_, rows = m_ / gz_;
-    e.gemm("attn.score", rows, S_, d, heads, false, true);
-    const double scores = static_cast<double>(heads * rows * S_);
-    e.elementwise("attn.softmax", 3 * scores * c_.e, 5 * scores);
-    e.gemm("attn.context", rows, d, S_, heads);
-  }
-
-  void attention_core_backward(Emitter& e) {
-    const int64_t heads = a_ / gx_, d = h_ / a_, rows = m_ / gz_;
-    e.gemm("attn.context.dgrad", rows, S_, d, heads, false, true);
-    e.gemm("attn.context.wgrad", S_, d, rows, heads, true, false);
-    const double scores = static_cast<double>(heads * rows * S_);
-    e.elementwise("attn.softmax.bwd", 3 * scores * c_.e, 4 * scores);
-    e.gemm("attn.score.dgrad", rows, d, S_, heads);
-    e.gemm("attn.score.wgrad", S_, d, rows, heads, true, false);
   }
 
   const Ctx& c_;

@@ -62,6 +62,11 @@ class Emitter {
   std::vector<uint32_t> pending_;
 };
 
+// The attention core of one layer for `rows` query tokens and `heads` local heads of size `head_dim`
+// over `seq` keys: scores (QKᵀ), softmax, context (PV) — and their backward.
+void attention_core(Emitter& e, int64_t rows, int64_t heads, int64_t head_dim, int64_t seq);
+void attention_core_backward(Emitter& e, int64_t rows, int64_t heads, int64_t head_dim, int64_t seq);
+
 // A block of parameters whose gradients are reduced together over the data-parallel group.
 struct ParamBlock {
   const char* name;

@@ -61,7 +61,7 @@ class MegatronLowering final : public LayerLowering {
 
   void recompute_attention(Emitter& e, int32_t layer) override {
     (void)layer;
-    attention_core(e);
+    attention_core(e, T_, a_ / t_, h_ / a_, S_);
   }
 
   void embedding_forward(Emitter& e) override {
@@ -171,29 +171,11 @@ class MegatronLowering final : public LayerLowering {
     return kNoOp;
   }
 
-  void attention_core(Emitter& e) {
-    const int64_t heads = a_ / t_, d = h_ / a_;
-    e.gemm("attn.score", T_, S_, d, heads, false, true);
-    const double scores = static_cast<double>(heads * T_ * S_);
-    e.elementwise("attn.softmax", 3 * scores * c_.e, 5 * scores);
-    e.gemm("attn.context", T_, d, S_, heads);
-  }
-
-  void attention_core_backward(Emitter& e) {
-    const int64_t heads = a_ / t_, d = h_ / a_;
-    e.gemm("attn.context.dgrad", T_, S_, d, heads, false, true);
-    e.gemm("attn.context.wgrad", S_, d, T_, heads, true, false);
-    const double scores = static_cast<double>(heads * T_ * S_);
-    e.elementwise("attn.softmax.bwd", 3 * scores * c_.e, 4 * scores);
-    e.gemm("attn.score.dgrad", T_, d, S_, heads);
-    e.gemm("attn.score.wgrad", S_, d, T_, heads, true, false);
-  }
-
   void attention_forward(Emitter& e, bool comm) {
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
     sequence_gather(e, comm, "ln1.all_gather");
     e.gemm("qkv", T_, 3 * h_ / t_, h_);
-    attention_core(e);
+    attention_core(e, T_, a_ / t_, h_ / a_, S_);
     e.gemm("proj", T_, h_, h_ / t_);
     output_reduce(e, comm, "proj.all_reduce", "proj.reduce_scatter");
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
@@ -204,7 +186,7 @@ class MegatronLowering final : public LayerLowering {
     sequence_gather(e, true, "proj.bwd.all_gather");
     e.gemm("proj.dgrad", T_, h_ / t_, h_);
     e.gemm("proj.wgrad", h_ / t_, h_, T_, 1, true, false);
-    attention_core_backward(e);
+    attention_core_backward(e, T_, a_ / t_, h_ / a_, S_);
     e.gemm("qkv.dgrad", T_, h_, 3 * h_ / t_);
     const uint32_t ar = input_grad_reduce(e, "attention.dgrad.all_reduce", "attention.dgrad.reduce_scatter");
     e.gemm("qkv.wgrad", h_, 3 * h_ / t_, T_, 1, true, false);

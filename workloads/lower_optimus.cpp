@@ -29,7 +29,7 @@ class OptimusLowering final : public LayerLowering {
     (void)layer;
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
     summa_forward(e, {"qkv", h_, 3 * h_});
-    attention_core(e);
+    attention_core(e, T_ / q_, a_ / q_, h_ / a_, S_);
     summa_forward(e, {"proj", h_, h_});
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
@@ -50,14 +50,14 @@ class OptimusLowering final : public LayerLowering {
     e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
     summa_backward(e, {"proj", h_, h_});
-    attention_core_backward(e);
+    attention_core_backward(e, T_ / q_, a_ / q_, h_ / a_, S_);
     summa_backward(e, {"qkv", h_, 3 * h_});
     e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
   }
 
   void recompute_attention(Emitter& e, int32_t layer) override {
     (void)layer;
-    attention_core(e);
+    attention_core(e, T_ / q_, a_ / q_, h_ / a_, S_);
   }
 
   void embedding_forward(Emitter& e) override { e.elementwise("embedding", 2 * rows() * c_.e, rows()); }
@@ -131,24 +131,6 @@ class OptimusLowering final : public LayerLowering {
       e.blocking(OpKind::reduce, Stream::tensor, c_.row, static_cast<double>(inner * cols) * c_.e, "summa.reduce_wgrad",
                  i);
     }
-  }
-
-  void attention_core(Emitter& e) {
-    const int64_t heads = a_ / q_, d = h_ / a_, rows = T_ / q_;
-    e.gemm("attn.score", rows, S_, d, heads, false, true);
-    const double scores = static_cast<double>(heads * rows * S_);
-    e.elementwise("attn.softmax", 3 * scores * c_.e, 5 * scores);
-    e.gemm("attn.context", rows, d, S_, heads);
-  }
-
-  void attention_core_backward(Emitter& e) {
-    const int64_t heads = a_ / q_, d = h_ / a_, rows = T_ / q_;
-    e.gemm("attn.context.dgrad", rows, S_, d, heads, false, true);
-    e.gemm("attn.context.wgrad", S_, d, rows, heads, true, false);
-    const double scores = static_cast<double>(heads * rows * S_);
-    e.elementwise("attn.softmax.bwd", 3 * scores * c_.e, 4 * scores);
-    e.gemm("attn.score.dgrad", rows, d, S_, heads);
-    e.gemm("attn.score.wgrad", S_, d, rows, heads, true, false);
   }
 
   const Ctx& c_;
