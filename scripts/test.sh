@@ -9,17 +9,42 @@ quick=0
 fuzz_seconds=${PARATWIN_FUZZ_SECONDS:-60}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+passed=0
+# Runs ctest in a build folder and adds its count of passed tests to the total.
+run_ctest() {
+  local dir=$1; shift
+  local log
+  log=$(mktemp)
+  (cd "$dir" && "$@" --output-on-failure) 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  local n
+  n=$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  rm -f "$log"
+  [[ $status -eq 0 && -n $n ]] || exit 1
+  passed=$((passed + n))
+}
+
 scripts/install-deps.sh
 scripts/build.sh release
 echo "== unit and end-to-end tests =="
-(cd build && ctest -j"$jobs" --output-on-failure --timeout 300)
-((quick)) && exit 0
+run_ctest build ctest -j"$jobs" --timeout 300
+if ((quick)); then
+  echo "paratwin: $passed passed, 0 failed"
+  exit 0
+fi
 
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer =="
 scripts/build.sh sanitize
-(cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest -j"$jobs" -L unit --output-on-failure --timeout 600)
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_ctest build-sanitize ctest -j"$jobs" -L unit --timeout 600
 
 echo "== libFuzzer: workload loader and validator, ${fuzz_seconds} s =="
 scripts/build.sh fuzz
-tests/fuzz/run_fuzz.sh "$fuzz_seconds" build-fuzz/tests/fuzz/fuzz_workload
+fuzz_log=build-fuzz/fuzz.log
+if ! tests/fuzz/run_fuzz.sh "$fuzz_seconds" build-fuzz/tests/fuzz/fuzz_workload > "$fuzz_log" 2>&1; then
+  tail -n 60 "$fuzz_log"
+  exit 1
+fi
+grep -E "^(Done|stat::)" "$fuzz_log" || true
+passed=$((passed + 1))
+echo "paratwin: $passed passed, 0 failed"
