@@ -302,6 +302,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
   validate(w);
   Program prog;
   prog.workload_name = w.name;
+  prog.workload_description = w.description;
   prog.grid = make_grid(w);
   prog.placement_order = w.placement.order;
   prog.devices_per_node = options.devices_per_node > 0 ? options.devices_per_node : w.placement.devices_per_node;

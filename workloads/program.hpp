@@ -113,6 +113,7 @@ struct Role {
 
 struct Program {
   std::string workload_name;
+  std::string workload_description;
   Grid grid;
   std::vector<std::string> placement_order;
   int64_t devices_per_node = 0;

@@ -30,6 +30,7 @@ std::string bytes_text(double b) {
 ProgramSummary summarize(const Program& p) {
   ProgramSummary s;
   s.workload = p.workload_name;
+  s.description = p.workload_description;
   s.ranks = p.grid.size();
   s.axes = p.grid.axes();
   s.micro_batches = p.micro_batches;
@@ -72,6 +73,7 @@ ProgramSummary summarize(const Program& p) {
 nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_memory) {
   nlohmann::json j;
   j["workload"] = s.workload;
+  if (!s.description.empty()) j["description"] = s.description;
   j["ranks"] = s.ranks;
   for (const auto& a : s.axes) j["grid"].push_back({{"axis", a.name}, {"size", a.size}});
   j["micro_batches"] = s.micro_batches;

@@ -36,6 +36,7 @@ struct RoleSummary {
 
 struct ProgramSummary {
   std::string workload;
+  std::string description;
   int64_t ranks = 0;
   std::vector<Axis> axes;
   int64_t micro_batches = 0;

@@ -86,6 +86,7 @@ int64_t Workload::micro_batches() const {
 nlohmann::json to_json(const Workload& w) {
   nlohmann::json j;
   j["name"] = w.name;
+  if (!w.description.empty()) j["description"] = w.description;
   auto& m = j["model"];
   m = {{"layers", w.model.layers},         {"hidden", w.model.hidden},   {"heads", w.model.heads},
        {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};

@@ -92,6 +92,7 @@ struct Placement {
 
 struct Workload {
   std::string name;
+  std::string description;  // provenance and assumptions, carried into outputs
   std::string source;  // file the workload came from, for messages
   ModelConfig model;
   TrainingConfig training;

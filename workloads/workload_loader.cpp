@@ -184,7 +184,7 @@ Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
     w.source = source;
     w.name = top.string("name");
     if (w.name.empty()) top.fail("name", "must not be empty");
-    top.string("description", "");
+    w.description = top.string("description", "");
     w.model = read_model(top.object("model"));
     w.training = read_training(top.object("training"));
     w.parallel = read_parallel(top.object("parallelism"));
