@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "common/input_error.hpp"
 #include "workloads/error.hpp"
 #include "workloads/program_graph.hpp"
 
@@ -16,13 +17,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   tmp += ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw workloads::WorkloadError(path, "cannot be written (check the directory exists)");
+    if (!out) throw InputError(path, "cannot be written (check the directory exists)");
     out << text;
     out.flush();
     if (!out) {
       std::error_code ignored;
       std::filesystem::remove(tmp, ignored);
-      throw workloads::WorkloadError(path, "write failed");
+      throw InputError(path, "write failed");
     }
   }
   std::filesystem::rename(tmp, target);
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("lower")) return lower();
-  } catch (const workloads::WorkloadError& e) {
+  } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;
   } catch (const workloads::ProgramError& e) {

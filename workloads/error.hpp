@@ -1,27 +1,12 @@
 #pragma once
-// One error type for everything a user can get wrong in a workload: it names where (file and JSON
-// path) and which rule broke, so the CLI can print it verbatim and exit with code 2.
-#include <stdexcept>
-#include <string>
+// Errors in a workload description (see common/input_error.hpp).
+#include "common/input_error.hpp"
 
 namespace paratwin::workloads {
 
-class WorkloadError : public std::runtime_error {
+class WorkloadError : public InputError {
  public:
-  WorkloadError(std::string path, std::string message)
-      : std::runtime_error(join(path, message)), path_(std::move(path)), message_(std::move(message)) {}
-  const std::string& path() const { return path_; }
-  const std::string& message() const { return message_; }
-
- private:
-  // "a.b = 3 does not divide ..." reads better than "a.b: = 3 ..."; other messages follow a colon.
-  static std::string join(const std::string& path, const std::string& message) {
-    if (path.empty()) return message;
-    return path + (message.rfind("= ", 0) == 0 ? " " : ": ") + message;
-  }
-
-  std::string path_;
-  std::string message_;
+  using InputError::InputError;
 };
 
 }  // namespace paratwin::workloads

@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "workloads/json_reader.hpp"
+#include "common/json_reader.hpp"
+#include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::workloads {
 
 namespace {
+
+using paratwin::JsonReader;
 
 // Bounds far beyond any real model that keep every product of sizes (tokens × hidden × ffn) well
 // inside 64-bit integers and doubles' exact range.
@@ -179,7 +182,7 @@ Placement read_placement(JsonReader r) {
 
 Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
   try {
-    JsonReader top(doc, "");
+    JsonReader top(doc, "", "workloads/README.md");
     Workload w;
     w.source = source;
     w.name = top.string("name");
@@ -193,8 +196,8 @@ Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
     top.finish();
     validate(w);
     return w;
-  } catch (const WorkloadError& e) {
-    if (source.empty()) throw;
+  } catch (const InputError& e) {
+    if (source.empty()) throw WorkloadError(e.path(), e.message());
     throw WorkloadError(source + ": " + e.path(), e.message());
   }
 }

@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "workloads/error.hpp"
+#include "common/input_error.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin {
 
 class JsonReader {
  public:
-  JsonReader(const nlohmann::json& object, std::string path);
+  // `format_doc` names the documentation that unknown-key errors point to.
+  JsonReader(const nlohmann::json& object, std::string path, std::string format_doc = "");
 
   const std::string& path() const { return path_; }
   std::string child_path(const std::string& key) const;
@@ -34,7 +35,7 @@ class JsonReader {
   // A nested object; an absent key gives an empty object so that defaults apply inside it.
   JsonReader object(const std::string& key);
 
-  // Throws WorkloadError naming the first key that was never read.
+  // Throws InputError naming the first key that was never read.
   void finish() const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
@@ -43,8 +44,9 @@ class JsonReader {
 
   const nlohmann::json* object_;
   std::string path_;
+  std::string format_doc_;
   std::set<std::string> read_;
   static const nlohmann::json empty_object_;
 };
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin

@@ -1,10 +1,10 @@
-#include "workloads/json_reader.hpp"
+#include "common/json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-namespace paratwin::workloads {
+namespace paratwin {
 
 const nlohmann::json JsonReader::empty_object_ = nlohmann::json::object();
 
@@ -29,9 +29,10 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
-JsonReader::JsonReader(const nlohmann::json& object, std::string path) : object_(&object), path_(std::move(path)) {
+JsonReader::JsonReader(const nlohmann::json& object, std::string path, std::string format_doc)
+    : object_(&object), path_(std::move(path)), format_doc_(std::move(format_doc)) {
   if (!object.is_object())
-    throw WorkloadError(path_.empty() ? "(top level)" : path_, "expected a JSON object, found " + type_name(object));
+    throw InputError(path_.empty() ? "(top level)" : path_, "expected a JSON object, found " + type_name(object));
 }
 
 std::string JsonReader::child_path(const std::string& key) const {
@@ -43,7 +44,7 @@ bool JsonReader::has(const std::string& key) const {
 }
 
 void JsonReader::fail(const std::string& key, const std::string& message) const {
-  throw WorkloadError(child_path(key), message);
+  throw InputError(child_path(key), message);
 }
 
 const nlohmann::json& JsonReader::required(const std::string& key) const {
@@ -167,15 +168,16 @@ std::vector<int64_t> JsonReader::integer_list(const std::string& key, int64_t mi
 
 JsonReader JsonReader::object(const std::string& key) {
   read_.insert(key);
-  if (!has(key)) return JsonReader(empty_object_, child_path(key));
+  if (!has(key)) return JsonReader(empty_object_, child_path(key), format_doc_);
   const auto& v = (*object_)[key];
   if (!v.is_object()) fail(key, "expected a JSON object, found " + type_name(v));
-  return JsonReader(v, child_path(key));
+  return JsonReader(v, child_path(key), format_doc_);
 }
 
 void JsonReader::finish() const {
   for (auto it = object_->begin(); it != object_->end(); ++it)
-    if (!read_.count(it.key())) fail(it.key(), "unknown key (see workloads/README.md for the format)");
+    if (!read_.count(it.key()))
+      fail(it.key(), format_doc_.empty() ? "unknown key" : "unknown key (see " + format_doc_ + " for the format)");
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin
