@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
@@ -23,6 +24,8 @@ struct LowerArgs {
   double device_memory_gib = 0;
   bool ops = false;
   bool schedule = false;
+  std::string machine;
+  int64_t nodes = 0;
 };
 
 void print_ops(const workloads::Program& p, int64_t role) {
@@ -62,6 +65,9 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_option("--device-memory", args->device_memory_gib,
                   "device memory in GiB: judge whether every rank's memory fits")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--machine,-m", args->machine,
+                  "machine (built-in name or file): devices per node and device memory come from it");
+  cmd->add_option("--nodes", args->nodes, "use a slice of the machine of this many nodes")->check(CLI::PositiveNumber);
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {
@@ -70,6 +76,20 @@ Action add_lower_command(CLI::App& app) {
                                                    : workloads::load_workload_file(args->workload);
     workloads::LowerOptions options;
     options.devices_per_node = args->devices_per_node;
+    std::optional<double> memory = args->device_memory_gib > 0
+                                       ? std::optional<double>(args->device_memory_gib * 1024.0 * 1024 * 1024)
+                                       : std::nullopt;
+    if (args->nodes > 0 && args->machine.empty()) throw InputError("--nodes", "needs --machine");
+    if (!args->machine.empty()) {
+      auto machine = topology::resolve_machine(args->machine);
+      if (args->nodes > 0) machine = machine.slice(args->nodes);
+      if (options.devices_per_node == 0) options.devices_per_node = machine.devices_per_node();
+      if (!memory) memory = machine.node.device.memory;
+      if (w.total_ranks() > machine.total_devices())
+        throw InputError("--machine", machine.name + " (" + std::to_string(machine.network.nodes) + " nodes) has " +
+                                          std::to_string(machine.total_devices()) +
+                                          " devices, but the workload needs " + std::to_string(w.total_ranks()));
+    }
     workloads::Program program = workloads::lower(w, options);
     int64_t role = -1;
     if (args->rank >= 0) {
@@ -79,9 +99,6 @@ Action add_lower_command(CLI::App& app) {
                                                      std::to_string(program.grid.size() - 1) + ")");
       role = program.role_of(args->rank);
     }
-    const std::optional<double> memory = args->device_memory_gib > 0
-                                             ? std::optional<double>(args->device_memory_gib * 1024.0 * 1024 * 1024)
-                                             : std::nullopt;
     const auto summary = workloads::summarize(program);
     if (!args->json.empty()) write_file_atomically(args->json, workloads::to_json(summary, memory).dump(2) + "\n");
     if (args->workload.empty())

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "paratwin 0.1.0");
   cli::Action lower = cli::add_lower_command(app);
+  cli::Action machine = cli::add_machine_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("lower")) return lower();
+    if (app.got_subcommand("machine")) return machine();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

@@ -166,6 +166,17 @@ std::vector<int64_t> JsonReader::integer_list(const std::string& key, int64_t mi
   return out;
 }
 
+std::vector<JsonReader> JsonReader::objects(const std::string& key) {
+  read_.insert(key);
+  std::vector<JsonReader> out;
+  if (!has(key)) return out;
+  const auto& v = (*object_)[key];
+  if (!v.is_array()) fail(key, "expected an array of objects, found " + type_name(v));
+  for (size_t i = 0; i < v.size(); ++i)
+    out.emplace_back(v[i], child_path(key + "[" + std::to_string(i) + "]"), format_doc_);
+  return out;
+}
+
 JsonReader JsonReader::object(const std::string& key) {
   read_.insert(key);
   if (!has(key)) return JsonReader(empty_object_, child_path(key), format_doc_);

@@ -1,0 +1,137 @@
+#pragma once
+// A machine description: one node (its devices, host, intra-node link graph and NICs), the
+// inter-node network, and a default performance profile. Read from JSON (topology/README.md) with
+// every value in SI units internally: bytes, bytes/s, seconds, FLOP/s.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "common/input_error.hpp"
+
+namespace paratwin::topology {
+
+class MachineError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+struct DeviceSpec {
+  std::string kind;
+  int64_t count = 1;                              // devices per node
+  std::map<std::string, double> peak_flops;       // dtype ("bf16", "fp16", "fp32") -> FLOP/s
+  std::map<std::string, double> empirical_flops;  // best measured GEMM rate, where published
+  double memory = 0;                              // bytes
+  double hbm_bandwidth = 0;                       // bytes/s
+};
+
+struct HostSpec {
+  std::string kind;
+  int64_t sockets = 1;
+  int64_t cores = 1;
+  double memory = 0;            // bytes
+  double memory_bandwidth = 0;  // bytes/s
+};
+
+// A bidirectional link of the node graph; `bandwidth` is per direction and each direction is shared
+// only by the flows going that way.
+struct LinkSpec {
+  std::string a, b;  // endpoints: "gpuN", a router, or a NIC
+  double bandwidth = 0;
+  double latency = 0;
+  std::string note;
+};
+
+struct NicSpec {
+  std::string name;         // also its endpoint in the node graph
+  double bandwidth = 0;     // injection bandwidth into the network, per direction
+  std::vector<int> serves;  // devices whose inter-node traffic leaves through this NIC
+};
+
+struct NodeSpec {
+  DeviceSpec device;
+  HostSpec host;
+  std::vector<std::string> routers;  // endpoints that are neither devices nor NICs (CPU sockets, switches)
+  std::vector<LinkSpec> links;
+  std::vector<NicSpec> nics;
+};
+
+enum class NetworkKind { none, dragonfly, fat_tree };
+
+// Node j of a group attaches NIC k to switch (j / nics_per_switch)·P + k (P NICs per node): a node's
+// NICs land on P different switches and each switch takes nics_per_switch NICs.
+struct DragonflySpec {
+  int64_t groups = 1;
+  int64_t switches_per_group = 1;
+  int64_t nics_per_switch = 1;
+  int64_t global_links_per_pair = 1;  // links between every pair of groups
+  double local_bandwidth = 0;         // switch-to-switch inside a group, per direction
+  double global_bandwidth = 0;        // between groups, per direction
+};
+
+// An extended generalised fat tree XGFT(h; down; up): a switch at level i+1 has down[i] children and
+// every element at level i has up[i] parents. Level 0 are NIC ports, node n's NIC k being port
+// n·P + k; up[0] is normally 1, the NIC's own link, at the NIC's bandwidth.
+struct FatTreeSpec {
+  std::vector<int64_t> down;
+  std::vector<int64_t> up;
+  double link_bandwidth = 0;  // every switch-to-switch link, per direction
+};
+
+struct NetworkSpec {
+  NetworkKind kind = NetworkKind::none;
+  int64_t nodes = 1;          // nodes of the whole machine
+  double link_latency = 0;    // per network link (NIC-switch and switch-switch)
+  double switch_latency = 0;  // per switch traversed
+  DragonflySpec dragonfly;
+  FatTreeSpec fat_tree;
+  std::string note;  // approximations, stated
+};
+
+struct GemmModel {
+  double max_efficiency = 1.0;  // fraction of peak reached by large GEMMs
+  double half_flops = 0;        // GEMM size (FLOP) at which half of max_efficiency is reached
+  double efficiency(double flops) const {
+    return half_flops <= 0 ? max_efficiency : max_efficiency * flops / (flops + half_flops);
+  }
+};
+
+struct ProfileSpec {
+  std::string library = "nccl";           // nccl, rccl, cray-mpich, pccl, mpi
+  double launch_overhead = 0;             // seconds per kernel or call
+  std::map<std::string, GemmModel> gemm;  // dtype -> model
+};
+
+struct Machine {
+  std::string name;
+  std::string description;
+  std::string source_file;  // where it was read from ("built-in" for embedded machines)
+  std::vector<std::string> sources;
+  NodeSpec node;
+  NetworkSpec network;
+  ProfileSpec profile;
+
+  int64_t devices_per_node() const { return node.device.count; }
+  int64_t nics_per_node() const { return static_cast<int64_t>(node.nics.size()); }
+  // Dragonfly: nodes in one group.
+  int64_t nodes_per_group() const;
+  int64_t total_devices() const { return network.nodes * node.device.count; }
+  // The NIC (index into node.nics) that device `local` uses, or -1 when the node has none.
+  int nic_of(int64_t local) const;
+  // A machine of the first `nodes` nodes (the slice `--nodes N` selects).
+  Machine slice(int64_t nodes) const;
+};
+
+const char* to_string(NetworkKind k);
+
+Machine parse_machine(const nlohmann::json& doc, const std::string& source);
+Machine parse_machine_text(const std::string& text, const std::string& source);
+Machine load_machine_file(const std::string& path);
+
+// The built-in machines (topology/machines/*.json, compiled in), by name.
+std::vector<std::string> builtin_machine_names();
+// A built-in machine's name, or a path to a machine file.
+Machine resolve_machine(const std::string& name_or_path);
+
+}  // namespace paratwin::topology

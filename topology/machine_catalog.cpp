@@ -1,0 +1,40 @@
+// The machines shipped in topology/machines/, compiled into the binary so that a name works from any
+// directory; a path to a file works wherever a name does.
+#include <filesystem>
+
+#include "topology/machine.hpp"
+
+namespace paratwin::topology {
+
+namespace {
+
+struct Builtin {
+  const char* name;
+  const char* text;
+};
+
+const Builtin kBuiltins[] = {
+#include "builtin_machines.inc"
+};
+
+}  // namespace
+
+std::vector<std::string> builtin_machine_names() {
+  std::vector<std::string> out;
+  for (const auto& b : kBuiltins) out.emplace_back(b.name);
+  return out;
+}
+
+Machine resolve_machine(const std::string& name_or_path) {
+  for (const auto& b : kBuiltins)
+    if (name_or_path == b.name) {
+      Machine m = parse_machine_text(b.text, std::string("topology/machines/") + b.name + ".json");
+      return m;
+    }
+  if (std::filesystem::exists(name_or_path)) return load_machine_file(name_or_path);
+  std::string known;
+  for (const auto& b : kBuiltins) known += (known.empty() ? "" : ", ") + std::string(b.name);
+  throw MachineError(name_or_path, "is neither a built-in machine (" + known + ") nor a machine file");
+}
+
+}  // namespace paratwin::topology

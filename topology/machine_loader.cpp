@@ -1,0 +1,334 @@
+// Reading and validating machine descriptions. Units in the JSON keys (GB, GBps, us, tflops) become
+// SI units here; every error names the JSON path.
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "common/json_reader.hpp"
+#include "topology/machine.hpp"
+
+namespace paratwin::topology {
+
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr double kUs = 1e-6;
+constexpr double kTera = 1e12;
+const char* const kFormatDoc = "topology/README.md";
+const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "tf32", "fp64"};
+
+// "source" and "note" may annotate any object: provenance stays in the file, next to the value.
+std::string annotations(JsonReader& r) {
+  r.string("source", "");
+  return r.string("note", "");
+}
+
+std::map<std::string, double> flops_table(JsonReader r, bool required) {
+  std::map<std::string, double> out;
+  for (const auto& dtype : kDtypes)
+    if (r.has(dtype)) out[dtype] = r.number(dtype, std::nullopt, 1e-9, 1e9) * kTera;
+  annotations(r);
+  r.finish();
+  if (required && out.empty()) r.fail("bf16", "give at least one dtype's peak (bf16, fp16, fp32, tf32, fp64)");
+  return out;
+}
+
+DeviceSpec read_device(JsonReader r) {
+  DeviceSpec d;
+  d.kind = r.string("kind");
+  d.count = r.integer("count", std::nullopt, 1, 1024);
+  d.peak_flops = flops_table(r.object("peak_tflops"), true);
+  if (r.has("empirical_tflops")) d.empirical_flops = flops_table(r.object("empirical_tflops"), false);
+  for (const auto& [dtype, rate] : d.empirical_flops) {
+    if (!d.peak_flops.count(dtype))
+      r.fail("empirical_tflops." + dtype, "has no peak_tflops." + dtype + " to compare with");
+    if (rate > d.peak_flops.at(dtype)) r.fail("empirical_tflops." + dtype, "exceeds peak_tflops." + dtype);
+  }
+  d.memory = r.number("memory_GB", std::nullopt, 1e-6, 1e9) * kGB;
+  d.hbm_bandwidth = r.number("memory_GBps", std::nullopt, 1e-6, 1e9) * kGB;
+  annotations(r);
+  r.finish();
+  return d;
+}
+
+HostSpec read_host(JsonReader r) {
+  HostSpec h;
+  h.kind = r.string("kind", "");
+  h.sockets = r.integer("sockets", 1, 1, 64);
+  h.cores = r.integer("cores", 1, 1, 1 << 16);
+  h.memory = r.number("memory_GB", 0.0, 0, 1e9) * kGB;
+  h.memory_bandwidth = r.number("memory_GBps", 0.0, 0, 1e9) * kGB;
+  annotations(r);
+  r.finish();
+  return h;
+}
+
+std::string device_endpoint(int64_t i) {
+  return "gpu" + std::to_string(i);
+}
+
+// Devices, NICs and routers form the node graph; every device must reach every other device and
+// its NIC.
+void check_connected(JsonReader& r, const NodeSpec& n) {
+  std::map<std::string, std::vector<std::string>> adjacent;
+  for (const auto& l : n.links) {
+    adjacent[l.a].push_back(l.b);
+    adjacent[l.b].push_back(l.a);
+  }
+  std::set<std::string> seen{device_endpoint(0)};
+  std::deque<std::string> todo{device_endpoint(0)};
+  while (!todo.empty()) {
+    const std::string e = todo.front();
+    todo.pop_front();
+    for (const auto& next : adjacent[e])
+      if (seen.insert(next).second) todo.push_back(next);
+  }
+  for (int64_t i = 1; i < n.device.count; ++i)
+    if (!seen.count(device_endpoint(i)))
+      r.fail("links", "do not connect " + device_endpoint(i) + " to " + device_endpoint(0));
+  for (size_t k = 0; k < n.nics.size(); ++k)
+    if (!seen.count(n.nics[k].name))
+      r.fail("nics[" + std::to_string(k) + "]",
+             "NIC \"" + n.nics[k].name + "\" is not connected to the devices by any link");
+}
+
+NodeSpec read_node(JsonReader r) {
+  NodeSpec n;
+  n.device = read_device(r.object("device"));
+  if (r.has("host")) n.host = read_host(r.object("host"));
+  std::set<std::string> endpoints;
+  for (int64_t i = 0; i < n.device.count; ++i) endpoints.insert(device_endpoint(i));
+  if (r.has("routers")) n.routers = r.string_list("routers");
+  for (size_t i = 0; i < n.routers.size(); ++i)
+    if (n.routers[i].empty() || !endpoints.insert(n.routers[i]).second)
+      r.fail("routers[" + std::to_string(i) + "]", "= \"" + n.routers[i] + "\" is empty or names an endpoint twice");
+
+  std::vector<int> served_by(static_cast<size_t>(n.device.count), -1);
+  auto nics = r.objects("nics");
+  for (size_t k = 0; k < nics.size(); ++k) {
+    JsonReader& nr = nics[k];
+    NicSpec nic;
+    nic.name = nr.string("name");
+    if (nic.name.empty() || !endpoints.insert(nic.name).second)
+      nr.fail("name", "= \"" + nic.name + "\" is empty or names an endpoint twice");
+    nic.bandwidth = nr.number("GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    for (int64_t d : nr.integer_list("serves", 0, n.device.count - 1)) {
+      if (served_by[static_cast<size_t>(d)] >= 0)
+        nr.fail("serves", "device " + std::to_string(d) + " is already served by " +
+                              n.nics[static_cast<size_t>(served_by[static_cast<size_t>(d)])].name);
+      served_by[static_cast<size_t>(d)] = static_cast<int>(k);
+      nic.serves.push_back(static_cast<int>(d));
+    }
+    annotations(nr);
+    nr.finish();
+    n.nics.push_back(nic);
+  }
+  if (!n.nics.empty())
+    for (int64_t d = 0; d < n.device.count; ++d)
+      if (served_by[static_cast<size_t>(d)] < 0)
+        r.fail("nics", "no NIC serves device " + std::to_string(d) + " (every device needs exactly one)");
+
+  auto links = r.objects("links");
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (auto& lr : links) {
+    LinkSpec l;
+    const auto ends = lr.string_list("between");
+    if (ends.size() != 2) lr.fail("between", "must name exactly two endpoints");
+    for (size_t e = 0; e < 2; ++e)
+      if (!endpoints.count(ends[e]))
+        lr.fail("between[" + std::to_string(e) + "]", "= \"" + ends[e] + "\" is not a device (gpu0..gpu" +
+                                                          std::to_string(n.device.count - 1) +
+                                                          "), a NIC or a declared router");
+    if (ends[0] == ends[1]) lr.fail("between", "connects \"" + ends[0] + "\" to itself");
+    l.a = ends[0];
+    l.b = ends[1];
+    if (!pairs.insert(std::minmax(l.a, l.b)).second)
+      lr.fail("between",
+              "a second link between \"" + l.a + "\" and \"" + l.b + "\" (give one link its total bandwidth)");
+    l.bandwidth = lr.number("GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    l.latency = lr.number("latency_us", 0.0, 0, 1e6) * kUs;
+    l.note = annotations(lr);
+    lr.finish();
+    n.links.push_back(l);
+  }
+  annotations(r);
+  r.finish();
+  if (n.device.count > 1 || !n.nics.empty()) check_connected(r, n);
+  return n;
+}
+
+NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
+  NetworkSpec net;
+  const std::string kind = r.choice("topology", {"none", "dragonfly", "fat_tree"});
+  net.kind = kind == "dragonfly"  ? NetworkKind::dragonfly
+             : kind == "fat_tree" ? NetworkKind::fat_tree
+                                  : NetworkKind::none;
+  net.nodes = r.integer("nodes", std::nullopt, 1, int64_t{1} << 20);
+  net.link_latency = r.number("link_latency_us", 0.0, 0, 1e6) * kUs;
+  net.switch_latency = r.number("switch_latency_us", 0.0, 0, 1e6) * kUs;
+  net.note = annotations(r);
+  if (net.kind == NetworkKind::none && net.nodes > 1)
+    r.fail("topology", "= \"none\" describes a single node, but network.nodes = " + std::to_string(net.nodes));
+  if (net.kind != NetworkKind::none && node.nics.empty())
+    r.fail("topology", "a network needs NICs: node.nics is empty");
+  if (net.kind == NetworkKind::dragonfly) {
+    JsonReader d = r.object("dragonfly");
+    auto& df = net.dragonfly;
+    df.groups = d.integer("groups", std::nullopt, 1, 1 << 16);
+    df.switches_per_group = d.integer("switches_per_group", std::nullopt, 1, 1 << 12);
+    df.nics_per_switch = d.integer("nics_per_switch", std::nullopt, 1, 1 << 12);
+    df.global_links_per_pair = d.integer("global_links_per_pair", 1, 1, 1 << 10);
+    df.local_bandwidth = d.number("local_GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    df.global_bandwidth = d.number("global_GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    annotations(d);
+    d.finish();
+    const int64_t nics = static_cast<int64_t>(node.nics.size());
+    if ((df.switches_per_group * df.nics_per_switch) % nics != 0 || df.switches_per_group % nics != 0)
+      d.fail("switches_per_group", "= " + std::to_string(df.switches_per_group) + " is not a multiple of the " +
+                                       std::to_string(nics) + " NICs per node");
+    const int64_t capacity = df.groups * (df.switches_per_group * df.nics_per_switch / nics);
+    if (capacity < net.nodes)
+      r.fail("nodes", "= " + std::to_string(net.nodes) + " exceeds the dragonfly's " + std::to_string(capacity) +
+                          " node slots (groups × switches_per_group × nics_per_switch / NICs per node)");
+  } else if (r.has("dragonfly")) {
+    r.fail("dragonfly", "applies only to topology \"dragonfly\"");
+  }
+  if (net.kind == NetworkKind::fat_tree) {
+    JsonReader f = r.object("fat_tree");
+    auto& ft = net.fat_tree;
+    ft.down = f.integer_list("down", 1, 1 << 12);
+    ft.up = f.integer_list("up", 1, 1 << 12);
+    if (ft.down.empty() || ft.down.size() != ft.up.size())
+      f.fail("up", "must have one entry per level, as many as \"down\" (at least one)");
+    ft.link_bandwidth = f.number("link_GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    annotations(f);
+    f.finish();
+    // The tree's leaves are NIC ports: every NIC of every node takes one.
+    double capacity = 1;
+    for (int64_t d : ft.down) capacity *= static_cast<double>(d);
+    const double ports = static_cast<double>(net.nodes) * static_cast<double>(node.nics.size());
+    if (capacity < ports)
+      r.fail("nodes", "= " + std::to_string(net.nodes) + " nodes with " + std::to_string(node.nics.size()) +
+                          " NICs each exceed the fat tree's " + std::to_string(static_cast<int64_t>(capacity)) +
+                          " NIC ports (product of \"down\")");
+  } else if (r.has("fat_tree")) {
+    r.fail("fat_tree", "applies only to topology \"fat_tree\"");
+  }
+  r.finish();
+  return net;
+}
+
+ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
+  ProfileSpec p;
+  p.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "pccl", "mpi"});
+  p.launch_overhead = r.number("launch_overhead_us", 0.0, 0, 1e6) * kUs;
+  JsonReader g = r.object("gemm");
+  for (const auto& dtype : kDtypes) {
+    if (!g.has(dtype)) continue;
+    if (!device.peak_flops.count(dtype)) g.fail(dtype, "has no node.device.peak_tflops." + dtype);
+    JsonReader m = g.object(dtype);
+    GemmModel model;
+    // The default ceiling is the best measured GEMM rate, where one is published.
+    double fallback = 1.0;
+    if (device.empirical_flops.count(dtype))
+      fallback = device.empirical_flops.at(dtype) / device.peak_flops.at(dtype);
+    else if (!device.empirical_flops.empty())
+      fallback = device.empirical_flops.begin()->second / device.peak_flops.at(device.empirical_flops.begin()->first);
+    model.max_efficiency = m.number("max_efficiency", fallback, 1e-6, 1.0);
+    model.half_flops = m.number("half_gflop", 0.0, 0, 1e12) * 1e9;
+    annotations(m);
+    m.finish();
+    p.gemm[dtype] = model;
+  }
+  annotations(g);
+  g.finish();
+  // Dtypes without a model get the measured ceiling of their own dtype, else of the first measured
+  // one (GEMM libraries reach similar fractions of peak across 16-bit types), else 1.
+  double measured = 1.0;
+  for (const auto& [dtype, rate] : device.empirical_flops) {
+    measured = rate / device.peak_flops.at(dtype);
+    break;
+  }
+  for (const auto& [dtype, peak] : device.peak_flops)
+    if (!p.gemm.count(dtype))
+      p.gemm[dtype] = {device.empirical_flops.count(dtype) ? device.empirical_flops.at(dtype) / peak : measured, 0.0};
+  annotations(r);
+  r.finish();
+  return p;
+}
+
+}  // namespace
+
+const char* to_string(NetworkKind k) {
+  switch (k) {
+    case NetworkKind::none:
+      return "none";
+    case NetworkKind::dragonfly:
+      return "dragonfly";
+    case NetworkKind::fat_tree:
+      return "fat_tree";
+  }
+  return "?";
+}
+
+int Machine::nic_of(int64_t local) const {
+  for (size_t k = 0; k < node.nics.size(); ++k)
+    for (int d : node.nics[k].serves)
+      if (d == local) return static_cast<int>(k);
+  return -1;
+}
+
+int64_t Machine::nodes_per_group() const {
+  return network.dragonfly.switches_per_group * network.dragonfly.nics_per_switch / nics_per_node();
+}
+
+Machine Machine::slice(int64_t nodes) const {
+  if (nodes < 1 || nodes > network.nodes)
+    throw MachineError(
+        "--nodes", "= " + std::to_string(nodes) + " but " + name + " has " + std::to_string(network.nodes) + " nodes");
+  Machine m = *this;
+  m.network.nodes = nodes;
+  return m;
+}
+
+Machine parse_machine(const nlohmann::json& doc, const std::string& source) {
+  try {
+    JsonReader top(doc, "", kFormatDoc);
+    Machine m;
+    m.source_file = source;
+    m.name = top.string("name");
+    if (m.name.empty()) top.fail("name", "must not be empty");
+    m.description = top.string("description", "");
+    if (top.has("sources")) m.sources = top.string_list("sources");
+    m.node = read_node(top.object("node"));
+    m.network = read_network(top.object("network"), m.node);
+    m.profile = read_profile(top.object("profile"), m.node.device);
+    top.finish();
+    return m;
+  } catch (const InputError& e) {
+    throw MachineError(source.empty() ? e.path() : source + ": " + e.path(), e.message());
+  }
+}
+
+Machine parse_machine_text(const std::string& text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw MachineError(source, std::string("is not valid JSON: ") + e.what());
+  }
+  return parse_machine(doc, source);
+}
+
+Machine load_machine_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw MachineError(path, "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_machine_text(text.str(), path);
+}
+
+}  // namespace paratwin::topology

@@ -1,0 +1,90 @@
+#pragma once
+// Routing through a machine without SimGrid: every direction of every link (intra-node links, NIC
+// injection links, switch-to-switch links) is one resource with an id; a route between two devices
+// is a list of resource ids. The SimGrid platform and the analytical queries share these routes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topology/machine.hpp"
+
+namespace paratwin::topology {
+
+struct Resource {
+  double bandwidth = 0;  // bytes/s in this direction
+  double latency = 0;    // seconds
+};
+
+enum class ResourceKind { node_link, injection, network };
+
+struct Route {
+  std::vector<uint32_t> resources;
+  double latency = 0;   // links and switches
+  int switches = 0;     // switches traversed
+  int global_hops = 0;  // dragonfly links between groups
+};
+
+struct PathInfo {
+  double bandwidth = 0;  // bottleneck of the route
+  double latency = 0;
+  int links = 0;
+  int switches = 0;
+  int global_hops = 0;
+};
+
+// How a set of rings that run at once (every group of one axis, as in seed 002 eq. 5.7) load the
+// machine: each ring step is one flow; a resource crossed by k flows gives each 1/k of its bandwidth.
+struct RingLoad {
+  double bandwidth = 0;       // the slowest ring's bottleneck bandwidth per flow
+  int max_flows_per_nic = 0;  // most ring flows through one NIC direction
+  bool crosses_nodes = false;
+};
+
+class Topology {
+ public:
+  explicit Topology(Machine machine);
+
+  const Machine& machine() const { return machine_; }
+  int64_t devices() const { return machine_.total_devices(); }
+  size_t resources() const { return resources_.size(); }
+  const Resource& resource(uint32_t id) const { return resources_[id]; }
+  ResourceKind kind(uint32_t id) const;
+  std::string resource_name(uint32_t id) const;
+
+  void route(int64_t from, int64_t to, Route& out) const;
+  Route route(int64_t from, int64_t to) const;
+  PathInfo path(int64_t from, int64_t to) const;
+  // Each ring lists devices in ring order; the last one sends to the first.
+  RingLoad rings(const std::vector<std::vector<int64_t>>& rings) const;
+
+  // Dragonfly: the switch (global index) that node's NIC k attaches to.
+  int64_t switch_of(int64_t node, int nic) const;
+
+ private:
+  struct NodeRoute {
+    std::vector<std::pair<int, bool>> links;  // (node link, direction a->b)
+    double latency = 0;
+  };
+  void build_node_routes();
+  void build_network();
+  void node_path(int64_t node, int from, int to, Route& out) const;
+  void network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;
+  void dragonfly_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;
+  void fat_tree_path(int64_t port_a, int64_t port_b, Route& out) const;
+  uint32_t node_link(int64_t node, int link, bool forward) const;
+  uint32_t injection(int64_t node, int nic, bool up) const;
+
+  Machine machine_;
+  std::vector<std::string> endpoint_names_;          // devices first, then NICs, then routers
+  std::vector<std::vector<NodeRoute>> node_routes_;  // [from endpoint][to endpoint]
+  std::vector<Resource> resources_;
+  uint32_t injection_base_ = 0, network_base_ = 0;
+  // Dragonfly bookkeeping.
+  int64_t S_ = 0, G_ = 0, L_ = 0;
+  uint32_t local_base_ = 0, global_base_ = 0;
+  // Fat tree: per level, the number of elements and the first resource of its up links.
+  std::vector<int64_t> ft_elements_;
+  std::vector<uint32_t> ft_up_base_;
+};
+
+}  // namespace paratwin::topology
