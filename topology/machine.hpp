@@ -71,12 +71,14 @@ struct DragonflySpec {
 };
 
 // An extended generalised fat tree XGFT(h; down; up): a switch at level i+1 has down[i] children and
-// every element at level i has up[i] parents. Level 0 are NIC ports, node n's NIC k being port
-// n·P + k; up[0] is normally 1, the NIC's own link, at the NIC's bandwidth.
+// every element at level i has up[i] parents. Level 0 are NIC ports: node n's NIC k is port n·P + k,
+// or k·N + n when rail-optimised (NIC k of every node on rail k). Every tree link, the NICs' own
+// up[0] links included, runs at link_bandwidth; the NIC's bandwidth limits it in series.
 struct FatTreeSpec {
   std::vector<int64_t> down;
   std::vector<int64_t> up;
-  double link_bandwidth = 0;  // every switch-to-switch link, per direction
+  double link_bandwidth = 0;  // every link of the tree, per direction
+  bool rail_optimized = false;
 };
 
 struct NetworkSpec {

@@ -204,6 +204,7 @@ NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
     if (ft.down.empty() || ft.down.size() != ft.up.size())
       f.fail("up", "must have one entry per level, as many as \"down\" (at least one)");
     ft.link_bandwidth = f.number("link_GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    ft.rail_optimized = f.boolean("rail_optimized", false);
     annotations(f);
     f.finish();
     // The tree's leaves are NIC ports: every NIC of every node takes one.

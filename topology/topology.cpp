@@ -257,8 +257,9 @@ void Topology::network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b
     dragonfly_path(node_a, nic_a, node_b, nic_b, out);
     out.latency += machine_.network.link_latency;
   } else {
-    const int64_t P = machine_.nics_per_node();
-    fat_tree_path(node_a * P + nic_a, node_b * P + nic_b, out);
+    const int64_t P = machine_.nics_per_node(), N = machine_.network.nodes;
+    if (machine_.network.fat_tree.rail_optimized) fat_tree_path(nic_a * N + node_a, nic_b * N + node_b, out);
+    else fat_tree_path(node_a * P + nic_a, node_b * P + nic_b, out);
   }
   out.resources.push_back(injection(node_b, nic_b, false));
 }
