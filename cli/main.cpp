@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "paratwin 0.1.0");
   cli::Action lower = cli::add_lower_command(app);
   cli::Action machine = cli::add_machine_command(app);
+  cli::Action simulate = cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("lower")) return lower();
     if (app.got_subcommand("machine")) return machine();
+    if (app.got_subcommand("simulate")) return simulate();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

@@ -13,7 +13,8 @@ namespace sg4 = simgrid::s4u;
 // Hosts are added in device order, so a host's netpoint id is its device index.
 class MachineZone final : public kr::NetZoneImpl {
  public:
-  MachineZone(const std::string& name, const Topology& topology) : NetZoneImpl(name), topology_(topology) {}
+  MachineZone(const std::string& name, const Topology& topology, bool zero_latency)
+      : NetZoneImpl(name), topology_(topology), zero_latency_(zero_latency) {}
 
   std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;
 
@@ -21,11 +22,12 @@ class MachineZone final : public kr::NetZoneImpl {
     thread_local Route route;
     topology_.route(static_cast<int64_t>(src->id()), static_cast<int64_t>(dst->id()), route);
     for (uint32_t id : route.resources) into->link_list_.push_back(links[id]);
-    if (latency) *latency += route.latency;
+    if (latency && !zero_latency_) *latency += route.latency;
   }
 
  private:
   const Topology& topology_;
+  bool zero_latency_;
 };
 
 double host_speed(const DeviceSpec& d) {
@@ -42,9 +44,9 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/crosstraffic:0");
 }
 
-Platform build_platform(const Topology& topology) {
+Platform build_platform(const Topology& topology, bool zero_latency) {
   const Machine& m = topology.machine();
-  auto* zone = new MachineZone(m.name, topology);
+  auto* zone = new MachineZone(m.name, topology, zero_latency);
   zone->set_parent(nullptr);
   sg4::NetZone* iface = zone->get_iface();
   Platform p;

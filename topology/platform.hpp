@@ -19,6 +19,7 @@ struct Platform {
 };
 
 // Builds the platform of `topology` as the engine's root zone. `topology` must outlive the simulation.
-Platform build_platform(const Topology& topology);
+// With `zero_latency`, routes carry no latency (studies where communication is free).
+Platform build_platform(const Topology& topology, bool zero_latency = false);
 
 }  // namespace paratwin::topology

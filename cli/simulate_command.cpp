@@ -1,0 +1,190 @@
+// `paratwin simulate`: predict one training iteration of a workload on a machine with SimGrid.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "cli/commands.hpp"
+#include "sim/engine.hpp"
+#include "sim/trace.hpp"
+#include "topology/platform.hpp"
+#include "workloads/embedded_examples.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/report.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+struct SimulateArgs {
+  std::string workload;
+  std::string machine = "frontier";
+  int64_t nodes = 0;
+  std::string fidelity = "exact";
+  std::string trace;
+  std::string json;
+  std::vector<int64_t> trace_ranks;
+  bool progress = false;
+};
+
+double bus_factor(workloads::OpKind kind, double n) {
+  switch (kind) {
+    case workloads::OpKind::all_reduce:
+      return 2 * (n - 1) / n;
+    case workloads::OpKind::reduce_scatter:
+    case workloads::OpKind::all_gather:
+    case workloads::OpKind::all_to_all:
+      return (n - 1) / n;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+Action add_simulate_command(CLI::App& app) {
+  auto a = std::make_shared<SimulateArgs>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Predict one training iteration of a workload on a machine (SimGrid)");
+  cmd->add_option("--workload,-w", a->workload, "workload JSON file (default: the built-in example)");
+  cmd->add_option("--machine,-m", a->machine, "built-in machine name or machine file")->capture_default_str();
+  cmd->add_option("--nodes", a->nodes,
+                  "use a slice of the machine of this many nodes (default: as many as the workload needs)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--fidelity", a->fidelity, "exact: one phase per algorithm step; fast: aggregated phases")
+      ->check(CLI::IsMember({"exact", "fast"}))
+      ->capture_default_str();
+  cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
+  cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
+  cmd->add_option("--json", a->json, "write the results as JSON to this file");
+  cmd->add_flag("--progress", a->progress, "report progress on stderr");
+  return [a]() -> int {
+    const auto w = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
+                                                                        workloads::kDefaultWorkloadName)
+                                       : workloads::load_workload_file(a->workload);
+    auto machine = topology::resolve_machine(a->machine);
+    const int64_t per_node = machine.devices_per_node();
+    const int64_t needed = (w.total_ranks() + per_node - 1) / per_node;
+    const int64_t nodes = a->nodes > 0 ? a->nodes : needed;
+    if (nodes > machine.network.nodes || needed > nodes)
+      throw InputError("--nodes", "the workload needs " + std::to_string(w.total_ranks()) + " devices (" +
+                                      std::to_string(needed) + " nodes of " + machine.name + ", which has " +
+                                      std::to_string(machine.network.nodes) + ")");
+    machine = machine.slice(nodes);
+    workloads::LowerOptions options;
+    options.devices_per_node = per_node;
+    const auto program = workloads::lower(w, options);
+    const topology::Topology topology(machine);
+
+    sim::SimOptions sim_options;
+    sim_options.fidelity = a->fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
+    sim_options.progress = a->progress;
+    if (!a->trace.empty()) {
+      sim_options.trace_ranks = a->trace_ranks;
+      if (sim_options.trace_ranks.empty())
+        for (int64_t r = 0; r < std::min<int64_t>(program.grid.size(), program.grid.size() <= 64 ? 64 : 1); ++r)
+          sim_options.trace_ranks.push_back(r);
+    }
+    int sg_argc = 2;
+    char arg0[] = "paratwin";
+    char arg1[] = "--log=root.thresh:warning";
+    char* sg_argv[] = {arg0, arg1, nullptr};
+    simgrid::s4u::Engine engine(&sg_argc, sg_argv);
+    topology::configure_engine(engine);
+    const auto r = sim::simulate(program, topology, sim_options);
+
+    // Throughput and efficiency (seed 003 eq. 3 style model FLOPs).
+    const double T = r.iteration_time;
+    const double ranks = static_cast<double>(program.grid.size());
+    const double flops_per_device = program.model_flops / T / ranks;
+    const auto& dev = machine.node.device;
+    const std::string dtype = workloads::to_string(w.training.dtype);
+    const double peak = dev.peak_flops.count(dtype) ? dev.peak_flops.at(dtype) : dev.peak_flops.begin()->second;
+    nlohmann::json j;
+    j["workload"] = w.name;
+    j["machine"] = machine.name;
+    j["nodes"] = nodes;
+    j["ranks"] = program.grid.size();
+    j["fidelity"] = a->fidelity;
+    j["iteration_seconds"] = T;
+    j["tokens_per_second"] = static_cast<double>(program.tokens_per_iteration) / T;
+    j["model_tflops_per_device"] = flops_per_device / 1e12;
+    j["percent_of_peak"] = 100 * flops_per_device / peak;
+    if (dev.empirical_flops.count(dtype))
+      j["percent_of_empirical_peak"] = 100 * flops_per_device / dev.empirical_flops.at(dtype);
+    // Pipeline bubble: measured from the timeline against (p-1)/m, or (p-1)/(v·m) interleaved.
+    const auto& pp = w.parallel.pipeline;
+    const double analytical = static_cast<double>(pp.stages - 1) /
+                              (static_cast<double>(pp.chunks) * static_cast<double>(program.micro_batches));
+    double bubble = 0, compute = 0;
+    for (const auto& t : r.ranks) {
+      bubble += t.bubble;
+      compute += t.compute;
+    }
+    j["bubble_fraction"] = {{"measured", compute > 0 ? bubble / compute : 0}, {"analytical", analytical}};
+    for (size_t s = 0; s < program.roles.size(); ++s) {
+      double c = 0, e = 0, b = 0, o = 0, n = 0;
+      for (int64_t rank = 0; rank < program.grid.size(); ++rank)
+        if (program.role_of(rank) == static_cast<int64_t>(s)) {
+          const auto& t = r.ranks[static_cast<size_t>(rank)];
+          c += t.compute;
+          e += t.exposed_comm;
+          b += t.bubble;
+          o += t.other_idle;
+          ++n;
+        }
+      j["stages"].push_back(
+          {{"stage", s}, {"compute", c / n}, {"exposed_comm", e / n}, {"bubble", b / n}, {"other_idle", o / n}});
+    }
+    for (const auto& c : r.collectives) {
+      const double algbw = c.seconds > 0 ? c.bytes / c.seconds : 0;
+      j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
+                                  {"group", program.grid.mask_name(c.group)},
+                                  {"group_size", c.group_size},
+                                  {"count", c.count},
+                                  {"bytes", c.bytes},
+                                  {"seconds", c.seconds},
+                                  {"algbw", algbw},
+                                  {"busbw", algbw * bus_factor(c.kind, static_cast<double>(c.group_size))}});
+    }
+    double worst_memory = 0;
+    for (const auto& role : program.roles) worst_memory = std::max(worst_memory, role.memory.total());
+    j["memory"] = {
+        {"max_bytes_per_rank", worst_memory}, {"device_bytes", dev.memory}, {"fits", worst_memory <= dev.memory}};
+    j["flows"] = r.flows;
+
+    if (!a->trace.empty()) write_file_atomically(a->trace, sim::chrome_trace(program, r.events));
+    if (!a->json.empty()) write_file_atomically(a->json, j.dump(2) + "\n");
+
+    std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity\n", w.name.c_str(), machine.name.c_str(),
+                static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str());
+    std::printf("  iteration time        %.6g s\n", T);
+    std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.1f%% of %s peak",
+                static_cast<double>(program.tokens_per_iteration) / T, flops_per_device / 1e12,
+                100 * flops_per_device / peak, dtype.c_str());
+    if (dev.empirical_flops.count(dtype))
+      std::printf(" (%.1f%% of measured GEMM peak)", 100 * flops_per_device / dev.empirical_flops.at(dtype));
+    std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n",
+                compute > 0 ? bubble / compute : 0, analytical);
+    std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",
+                "exposed comm", "bubble", "other idle");
+    for (const auto& s : j["stages"])
+      std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", s["stage"].get<int>(), s["compute"].get<double>(),
+                  s["exposed_comm"].get<double>(), s["bubble"].get<double>(), s["other_idle"].get<double>());
+    if (j.contains("collectives")) {
+      std::printf("\n  %-15s %-12s %5s %7s %12s %12s %10s %10s  (per rank)\n", "collective", "group", "size", "count",
+                  "bytes", "time [s]", "algbw GB/s", "busbw GB/s");
+      for (const auto& c : j["collectives"])
+        std::printf("  %-15s %-12s %5lld %7lld %12.4g %12.6g %10.4g %10.4g\n", c["kind"].get<std::string>().c_str(),
+                    c["group"].get<std::string>().c_str(), static_cast<long long>(c["group_size"].get<int64_t>()),
+                    static_cast<long long>(c["count"].get<int64_t>()), c["bytes"].get<double>(),
+                    c["seconds"].get<double>(), c["algbw"].get<double>() / 1e9, c["busbw"].get<double>() / 1e9);
+    }
+    std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", worst_memory / (1 << 30), dev.memory / (1 << 30));
+    if (worst_memory > dev.memory) std::printf("  — OUT OF MEMORY: this configuration does not fit (simulated anyway)");
+    std::printf("\n");
+    return 0;
+  };
+}
+
+}  // namespace paratwin::cli

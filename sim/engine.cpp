@@ -1,0 +1,372 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+
+#include "sim/cost_model.hpp"
+#include "topology/platform.hpp"
+
+namespace paratwin::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using workloads::Op;
+using workloads::OpKind;
+using workloads::Role;
+using workloads::Stream;
+
+constexpr int kStreams = workloads::kStreams;
+constexpr int kChannelForward = 100, kChannelBackward = 101;
+// SimGrid refuses null payloads; messages carry this token (only their simulated size matters).
+int kToken = 0;
+
+// State shared by every rank actor (the simulation runs all actors in one thread).
+struct Shared {
+  const workloads::Program& program;
+  const topology::Topology& topology;
+  const SimOptions& options;
+  CostModel cost;
+  topology::Platform platform;
+  workloads::PlacementMap placement;
+  std::vector<std::array<std::vector<uint32_t>, kStreams>> stream_ops;  // per role, per stream
+  std::vector<bool> traced;
+  SimResult result;
+  std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
+  int pipe_axis;
+  int64_t finished = 0;
+
+  Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
+      : program(p),
+        topology(t),
+        options(o),
+        cost(t.machine()),
+        platform(topology::build_platform(t, o.free_communication)),
+        placement(p.placement()),
+        pipe_axis(p.grid.axis_index("pipe")) {
+    for (const Role& role : p.roles) {
+      std::array<std::vector<uint32_t>, kStreams> per;
+      for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
+      stream_ops.push_back(std::move(per));
+    }
+    traced.assign(static_cast<size_t>(p.grid.size()), false);
+    for (int64_t r : o.trace_ranks)
+      if (r >= 0 && r < p.grid.size()) traced[static_cast<size_t>(r)] = true;
+    result.ranks.resize(static_cast<size_t>(p.grid.size()));
+  }
+
+  sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
+};
+
+class RankActor {
+ public:
+  RankActor(Shared& shared, int64_t rank)
+      : sh_(shared),
+        rank_(rank),
+        role_(shared.program.roles[static_cast<size_t>(shared.program.role_of(rank))]),
+        streams_(shared.stream_ops[static_cast<size_t>(shared.program.role_of(rank))]),
+        done_(role_.ops.size(), 0) {}
+
+  void operator()() {
+    double idle_since = 0;
+    Blocked blocked = Blocked::none;
+    while (true) {
+      start_ready_ops();
+      if (finished()) break;
+      // Account the compute stream's idle time since the last event to its cause.
+      const double now = sg4::Engine::get_clock();
+      charge(blocked, now - idle_since);
+      idle_since = now;
+      blocked = compute_blocked_on();
+      wait_for_event();
+    }
+    const double now = sg4::Engine::get_clock();
+    charge(blocked, now - idle_since);
+    auto& t = sh_.result.ranks[static_cast<size_t>(rank_)];
+    t.end = now;
+    ++sh_.finished;
+    if (sh_.options.progress && sh_.finished % std::max<int64_t>(1, sh_.program.grid.size() / 10) == 0)
+      std::fprintf(stderr, "paratwin simulate: %lld of %lld ranks done (simulated %.3f s)\n",
+                   static_cast<long long>(sh_.finished), static_cast<long long>(sh_.program.grid.size()), now);
+  }
+
+ private:
+  enum class Blocked { none, comm, message, other };
+
+  struct Flight {
+    bool active = false;
+    uint32_t op = 0;
+    double start = 0;
+    std::vector<Step> steps;
+    size_t step = 0;
+    int outstanding = 0;
+    double wake = -1;             // > 0: waiting for added latency until then
+    std::vector<void*> payloads;  // receive buffers of the current step
+  };
+
+  bool finished() const {
+    for (int s = 0; s < kStreams; ++s)
+      if (flights_[s].active || head_[s] < streams_[static_cast<size_t>(s)].size()) return false;
+    return true;
+  }
+
+  bool deps_done(const Op& op) const {
+    const uint32_t* d = role_.deps_of(op);
+    for (uint32_t k = 0; k < op.dep_count; ++k)
+      if (!done_[d[k]]) return false;
+    return true;
+  }
+
+  void start_ready_ops() {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (int s = 0; s < kStreams; ++s) {
+        if (flights_[s].active || head_[s] >= streams_[static_cast<size_t>(s)].size()) continue;
+        const uint32_t i = streams_[static_cast<size_t>(s)][head_[s]];
+        if (!deps_done(role_.ops[i])) continue;
+        start(s, i);
+        progress = true;
+      }
+    }
+  }
+
+  void start(int s, uint32_t i) {
+    const Op& op = role_.ops[i];
+    Flight& f = flights_[s];
+    f = Flight{};
+    f.active = true;
+    f.op = i;
+    f.start = sg4::Engine::get_clock();
+    if (workloads::is_compute(op.kind)) {
+      const double seconds =
+          sh_.options.compute_seconds ? sh_.options.compute_seconds(op) : sh_.cost.compute_seconds(op);
+      if (seconds > 0) {
+        add_activity(s, sg4::this_actor::exec_async(seconds * sh_.cost.host_speed()));
+        f.outstanding = 1;
+        return;
+      }
+      complete(s);
+      return;
+    }
+    // Free communication: collectives take no time; messages still synchronise their two ends (a
+    // zero-byte transfer over zero-latency routes), so pipeline stages keep their order.
+    if (!workloads::is_p2p(op.kind) && (sh_.options.free_communication || !workloads::is_collective(op.kind))) {
+      complete(s);
+      return;
+    }
+    if (workloads::is_p2p(op.kind)) {
+      const int64_t peer = sh_.program.grid.with_coord(rank_, sh_.pipe_axis, op.peer_stage);
+      const bool backward = op.stream == Stream::send_bwd || op.stream == Stream::recv_bwd;
+      const int channel = backward ? kChannelBackward : kChannelForward;
+      f.payloads.assign(1, nullptr);
+      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes);
+      if (op.kind == OpKind::send)
+        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, size));
+      else
+        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[0]));
+      f.outstanding = 1;
+      ++sh_.result.flows;
+      return;
+    }
+    const auto& grid = sh_.program.grid;
+    const int32_t size = static_cast<int32_t>(grid.group_size(op.group));
+    const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
+    f.steps = plan(op.kind, default_algorithm(op.kind), size, me, op.bytes, op.root, sh_.options.fidelity);
+    post_step(s);
+  }
+
+  static uint64_t bytes(double b) { return static_cast<uint64_t>(std::max(0.0, b)); }
+
+  sg4::Mailbox* mailbox(int64_t to, int64_t from, int channel) {
+    return sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." + std::to_string(channel));
+  }
+
+  // Posts the current step of stream s's collective, skipping empty steps; completes the op when
+  // no step is left.
+  void post_step(int s) {
+    Flight& f = flights_[s];
+    const Op& op = role_.ops[f.op];
+    const int channel = static_cast<int>(op.stream);
+    while (f.step < f.steps.size()) {
+      const Step& st = f.steps[f.step];
+      if (st.sends.empty() && st.recvs.empty()) {
+        ++f.step;
+        continue;
+      }
+      f.payloads.assign(st.recvs.size(), nullptr);
+      for (const auto& t : st.sends) {
+        const int64_t peer = sh_.program.grid.group_member(rank_, op.group, t.peer);
+        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, bytes(t.bytes)));
+      }
+      for (size_t k = 0; k < st.recvs.size(); ++k) {
+        const int64_t peer = sh_.program.grid.group_member(rank_, op.group, st.recvs[k].peer);
+        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[k]));
+      }
+      sh_.result.flows += static_cast<int64_t>(st.sends.size());
+      f.outstanding = static_cast<int>(st.sends.size() + st.recvs.size());
+      return;
+    }
+    complete(s);
+  }
+
+  // The current step's transfers are done: add its skipped latencies (fast fidelity), or go on.
+  void step_done(int s) {
+    Flight& f = flights_[s];
+    const Step& st = f.steps[f.step];
+    if (st.extra_latencies > 0 && f.wake < 0) {
+      const Op& op = role_.ops[f.op];
+      const int64_t peer =
+          sh_.program.grid.group_member(rank_, op.group, st.sends.empty() ? st.recvs[0].peer : st.sends[0].peer);
+      const double alpha = sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
+      f.wake = sg4::Engine::get_clock() + st.extra_latencies * alpha;
+      return;
+    }
+    f.wake = -1;
+    ++f.step;
+    post_step(s);
+  }
+
+  void complete(int s) {
+    Flight& f = flights_[s];
+    const Op& op = role_.ops[f.op];
+    const double now = sg4::Engine::get_clock();
+    done_[f.op] = 1;
+    ++head_[s];
+    f.active = false;
+    if (sh_.traced[static_cast<size_t>(rank_)]) sh_.result.events.push_back({rank_, f.op, f.start, now});
+    if (op.stream == Stream::compute && workloads::is_compute(op.kind))
+      sh_.result.ranks[static_cast<size_t>(rank_)].compute += now - f.start;
+    if (workloads::is_collective(op.kind)) {
+      auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
+      c.kind = op.kind;
+      c.group = op.group;
+      ++c.count;
+      c.bytes += op.bytes;
+      c.seconds += now - f.start;
+    }
+  }
+
+  void add_activity(int s, sg4::ActivityPtr a) {
+    activities_.push_back(std::move(a));
+    owners_.push_back(s);
+  }
+
+  void wait_for_event() {
+    double wake = std::numeric_limits<double>::infinity();
+    for (int s = 0; s < kStreams; ++s)
+      if (flights_[s].active && flights_[s].wake >= 0) wake = std::min(wake, flights_[s].wake);
+    const double now = sg4::Engine::get_clock();
+    if (activities_.empty()) {
+      if (!std::isfinite(wake))
+        throw std::logic_error("rank " + std::to_string(rank_) + " is stuck: nothing runs and nothing can start");
+      sg4::this_actor::sleep_for(wake - now);
+    } else {
+      ssize_t k = -1;
+      try {
+        k = std::isfinite(wake) ? sg4::Activity::wait_any_for(activities_, std::max(0.0, wake - now))
+                                : sg4::Activity::wait_any(activities_);
+      } catch (const simgrid::TimeoutException&) {
+        k = -1;  // the added latency of a step ran out first
+      }
+      if (k >= 0 && static_cast<size_t>(k) < activities_.size()) {
+        const int s = owners_[static_cast<size_t>(k)];
+        activities_.erase(activities_.begin() + k);
+        owners_.erase(owners_.begin() + k);
+        Flight& f = flights_[s];
+        if (--f.outstanding == 0) {
+          if (workloads::is_collective(role_.ops[f.op].kind))
+            step_done(s);
+          else
+            complete(s);
+        }
+      }
+    }
+    const double after = sg4::Engine::get_clock();
+    for (int s = 0; s < kStreams; ++s)
+      if (flights_[s].active && flights_[s].wake >= 0 && flights_[s].wake <= after + 1e-15 &&
+          flights_[s].outstanding == 0)
+        step_done(s);
+  }
+
+  // Why the compute stream is not running: the kind of the first unfinished dependency of its next op.
+  Blocked compute_blocked_on() const {
+    const int c = static_cast<int>(Stream::compute);
+    if (flights_[c].active) return Blocked::none;
+    const auto& ops = streams_[static_cast<size_t>(c)];
+    if (head_[c] >= ops.size()) {
+      for (int s = 0; s < kStreams; ++s)
+        if (flights_[s].active && workloads::is_collective(role_.ops[flights_[s].op].kind)) return Blocked::comm;
+      return Blocked::other;
+    }
+    const Op& next = role_.ops[ops[head_[c]]];
+    const uint32_t* d = role_.deps_of(next);
+    for (uint32_t k = 0; k < next.dep_count; ++k) {
+      if (done_[d[k]]) continue;
+      const OpKind kind = role_.ops[d[k]].kind;
+      if (kind == OpKind::recv || kind == OpKind::send) return Blocked::message;
+      if (workloads::is_collective(kind)) return Blocked::comm;
+      return Blocked::other;
+    }
+    return Blocked::other;
+  }
+
+  void charge(Blocked b, double seconds) {
+    if (seconds <= 0) return;
+    auto& t = sh_.result.ranks[static_cast<size_t>(rank_)];
+    switch (b) {
+      case Blocked::none:
+        break;
+      case Blocked::comm:
+        t.exposed_comm += seconds;
+        break;
+      case Blocked::message:
+        t.bubble += seconds;
+        break;
+      case Blocked::other:
+        t.other_idle += seconds;
+        break;
+    }
+  }
+
+  Shared& sh_;
+  int64_t rank_;
+  const Role& role_;
+  const std::array<std::vector<uint32_t>, kStreams>& streams_;
+  std::vector<uint8_t> done_;
+  size_t head_[kStreams] = {};
+  Flight flights_[kStreams];
+  std::vector<sg4::ActivityPtr> activities_;
+  std::vector<int> owners_;
+};
+
+}  // namespace
+
+SimResult simulate(const workloads::Program& program, const topology::Topology& topology, const SimOptions& options) {
+  if (program.grid.size() > topology.devices())
+    throw std::invalid_argument("the program has " + std::to_string(program.grid.size()) +
+                                " ranks but the machine only " + std::to_string(topology.devices()) + " devices");
+  Shared shared(program, topology, options);
+  for (int64_t r = 0; r < program.grid.size(); ++r)
+    sg4::Actor::create("rank" + std::to_string(r), shared.host_of(r), RankActor(shared, r));
+  sg4::Engine::get_instance()->run();
+  SimResult out = std::move(shared.result);
+  for (const auto& t : out.ranks) out.iteration_time = std::max(out.iteration_time, t.end);
+  const double ranks = static_cast<double>(program.grid.size());
+  for (auto& [key, c] : shared.collective_stats) {
+    c.group_size = program.grid.group_size(c.group);
+    // Per rank: every member counted the collective once.
+    c.count = static_cast<int64_t>(static_cast<double>(c.count) / ranks + 0.5);
+    c.bytes /= ranks;
+    c.seconds /= ranks;
+    out.collectives.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace paratwin::sim

@@ -1,0 +1,63 @@
+#pragma once
+// The SimGrid engine: one actor per rank runs its role's op list. Ops on one stream run in order,
+// streams run concurrently, explicit dependencies are honoured; compute ops are executions on the
+// rank's device (concurrent kernels share it), collectives are run by every member as the steps of
+// their algorithm over mailboxes, and pipeline messages are point-to-point transfers.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/collectives.hpp"
+#include "topology/topology.hpp"
+#include "workloads/program.hpp"
+
+namespace paratwin::sim {
+
+struct SimOptions {
+  Fidelity fidelity = Fidelity::exact;
+  bool free_communication = false;  // collectives and messages take no time (bubble studies)
+  // Replaces the cost model for compute ops when set (tests: exact, round costs).
+  std::function<double(const workloads::Op&)> compute_seconds;
+  std::vector<int64_t> trace_ranks;  // ranks whose every op is recorded
+  bool progress = false;             // print progress to stderr
+};
+
+struct OpEvent {
+  int64_t rank = 0;
+  uint32_t op = 0;
+  double start = 0, end = 0;
+};
+
+// Where each rank's time went: its compute stream was busy (compute), or idle waiting for a
+// collective (exposed communication), for a pipeline message (bubble), or for anything else.
+struct RankTimes {
+  double compute = 0;
+  double exposed_comm = 0;
+  double bubble = 0;
+  double other_idle = 0;
+  double end = 0;
+};
+
+struct CollectiveStats {
+  workloads::OpKind kind = workloads::OpKind::all_reduce;
+  workloads::AxisMask group = 0;
+  int64_t group_size = 1;
+  int64_t count = 0;   // per rank
+  double bytes = 0;    // per rank
+  double seconds = 0;  // per rank, summed over its collectives (start to end)
+};
+
+struct SimResult {
+  double iteration_time = 0;
+  std::vector<RankTimes> ranks;
+  std::vector<OpEvent> events;  // of the traced ranks, in completion order
+  std::vector<CollectiveStats> collectives;
+  int64_t flows = 0;  // transfers simulated
+};
+
+// Simulates one iteration of `program` on `topology`'s machine. A SimGrid Engine must exist (one per
+// process) and be configured with topology::configure_engine; the platform is built here.
+SimResult simulate(const workloads::Program& program, const topology::Topology& topology, const SimOptions& options);
+
+}  // namespace paratwin::sim
