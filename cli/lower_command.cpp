@@ -67,7 +67,8 @@ Action add_lower_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--machine,-m", args->machine,
                   "machine (built-in name or file): devices per node and device memory come from it");
-  cmd->add_option("--nodes", args->nodes, "use a slice of the machine of this many nodes")->check(CLI::PositiveNumber);
+  cmd->add_option("--nodes", args->nodes, "use a slice of the machine of this many nodes")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {

@@ -121,7 +121,8 @@ Action add_machine_command(CLI::App& app) {
   auto nodes = std::make_shared<int64_t>(0);
   CLI::App* show = cmd->add_subcommand("show", "Show a machine: devices, links, NICs, path bandwidths, network");
   show->add_option("machine", *name, "a built-in machine name or a machine file")->required();
-  show->add_option("--nodes", *nodes, "take a slice of the machine of this many nodes")->check(CLI::PositiveNumber);
+  show->add_option("--nodes", *nodes, "take a slice of the machine of this many nodes")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   return [list, show, name, nodes]() -> int {
     if (list->parsed()) {
       list_machines();

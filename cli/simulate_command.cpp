@@ -50,7 +50,7 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--machine,-m", a->machine, "built-in machine name or machine file")->capture_default_str();
   cmd->add_option("--nodes", a->nodes,
                   "use a slice of the machine of this many nodes (default: as many as the workload needs)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--fidelity", a->fidelity, "exact: one phase per algorithm step; fast: aggregated phases")
       ->check(CLI::IsMember({"exact", "fast"}))
       ->capture_default_str();

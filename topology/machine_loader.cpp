@@ -116,9 +116,10 @@ NodeSpec read_node(JsonReader r) {
       nr.fail("name", "= \"" + nic.name + "\" is empty or names an endpoint twice");
     nic.bandwidth = nr.number("GBps", std::nullopt, 1e-6, 1e6) * kGB;
     for (int64_t d : nr.integer_list("serves", 0, n.device.count - 1)) {
-      if (served_by[static_cast<size_t>(d)] >= 0)
+      const int other = served_by[static_cast<size_t>(d)];
+      if (other >= 0)  // by an earlier NIC, or listed twice by this one (not yet in n.nics)
         nr.fail("serves", "device " + std::to_string(d) + " is already served by " +
-                              n.nics[static_cast<size_t>(served_by[static_cast<size_t>(d)])].name);
+                              (other == static_cast<int>(k) ? nic.name : n.nics[static_cast<size_t>(other)].name));
       served_by[static_cast<size_t>(d)] = static_cast<int>(k);
       nic.serves.push_back(static_cast<int>(d));
     }

@@ -5,6 +5,7 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 namespace paratwin::topology {
 
@@ -257,14 +258,25 @@ void Topology::network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b
     dragonfly_path(node_a, nic_a, node_b, nic_b, out);
     out.latency += machine_.network.link_latency;
   } else {
-    const int64_t P = machine_.nics_per_node(), N = machine_.network.nodes;
-    if (machine_.network.fat_tree.rail_optimized) fat_tree_path(nic_a * N + node_a, nic_b * N + node_b, out);
-    else fat_tree_path(node_a * P + nic_a, node_b * P + nic_b, out);
+    const int64_t P = machine_.nics_per_node();
+    if (machine_.network.fat_tree.rail_optimized) {
+      // A rail holds the tree's ports / P: fixed by the tree, so a slice routes as the whole machine.
+      int64_t rail = 1;
+      for (int64_t d : machine_.network.fat_tree.down) rail *= d;
+      rail /= P;
+      fat_tree_path(nic_a * rail + node_a, nic_b * rail + node_b, out);
+    } else {
+      fat_tree_path(node_a * P + nic_a, node_b * P + nic_b, out);
+    }
+    out.latency += machine_.network.link_latency;
   }
   out.resources.push_back(injection(node_b, nic_b, false));
 }
 
 void Topology::route(int64_t from, int64_t to, Route& out) const {
+  if (from < 0 || to < 0 || from >= devices() || to >= devices())
+    throw std::out_of_range("device " + std::to_string(from < 0 || from >= devices() ? from : to) +
+                            " is not one of the " + std::to_string(devices()) + " devices of " + machine_.name);
   out.resources.clear();
   out.latency = 0;
   out.switches = out.global_hops = 0;
