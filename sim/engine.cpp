@@ -35,6 +35,7 @@ struct Shared {
   topology::Platform platform;
   workloads::PlacementMap placement;
   std::vector<std::array<std::vector<uint32_t>, kStreams>> stream_ops;  // per role, per stream
+  std::vector<std::vector<uint8_t>> feeds_other_stream;                 // per role, per op
   std::vector<bool> traced;
   SimResult result;
   std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
@@ -53,6 +54,13 @@ struct Shared {
       std::array<std::vector<uint32_t>, kStreams> per;
       for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
       stream_ops.push_back(std::move(per));
+      std::vector<uint8_t> feeds(role.ops.size(), 0);
+      for (const Op& op : role.ops) {
+        const uint32_t* d = role.deps_of(op);
+        for (uint32_t k = 0; k < op.dep_count; ++k)
+          if (role.ops[d[k]].stream != op.stream) feeds[d[k]] = 1;
+      }
+      feeds_other_stream.push_back(std::move(feeds));
     }
     traced.assign(static_cast<size_t>(p.grid.size()), false);
     for (int64_t r : o.trace_ranks)
@@ -70,6 +78,7 @@ class RankActor {
         rank_(rank),
         role_(shared.program.roles[static_cast<size_t>(shared.program.role_of(rank))]),
         streams_(shared.stream_ops[static_cast<size_t>(shared.program.role_of(rank))]),
+        feeds_(shared.feeds_other_stream[static_cast<size_t>(shared.program.role_of(rank))]),
         done_(role_.ops.size(), 0) {}
 
   void operator()() {
@@ -107,6 +116,8 @@ class RankActor {
     int outstanding = 0;
     double wake = -1;             // > 0: waiting for added latency until then
     std::vector<void*> payloads;  // receive buffers of the current step
+    // Compute ops run back to back as one execution: (op, seconds) in stream order.
+    std::vector<std::pair<uint32_t, double>> batch;
   };
 
   bool finished() const {
@@ -144,8 +155,7 @@ class RankActor {
     f.op = i;
     f.start = sg4::Engine::get_clock();
     if (workloads::is_compute(op.kind)) {
-      const double seconds =
-          sh_.options.compute_seconds ? sh_.options.compute_seconds(op) : sh_.cost.compute_seconds(op);
+      const double seconds = batch_compute(s, i);
       if (seconds > 0) {
         add_activity(s, sg4::this_actor::exec_async(seconds * sh_.cost.host_speed()));
         f.outstanding = 1;
@@ -179,6 +189,38 @@ class RankActor {
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
     f.steps = plan(op.kind, default_algorithm(op.kind), size, me, op.bytes, op.root, sh_.options.fidelity);
     post_step(s);
+  }
+
+  double seconds_of(const Op& op) const {
+    if (!workloads::is_compute(op.kind)) return 0;  // memory events
+    return sh_.options.compute_seconds ? sh_.options.compute_seconds(op) : sh_.cost.compute_seconds(op);
+  }
+
+  // Runs op i and the compute-stream ops after it as one execution while nothing else waits for them
+  // in between: the ops that follow depend only on finished ops or on the batch, and no op of the
+  // batch but the last feeds another stream. Fewer, longer executions; the same timeline.
+  double batch_compute(int s, uint32_t i) {
+    constexpr size_t kMaxBatch = 256;
+    Flight& f = flights_[s];
+    f.batch.clear();
+    f.batch.emplace_back(i, seconds_of(role_.ops[i]));
+    double total = f.batch.back().second;
+    const auto& ops = streams_[static_cast<size_t>(s)];
+    for (size_t h = head_[s] + 1; h < ops.size() && f.batch.size() < kMaxBatch; ++h) {
+      if (feeds_[f.batch.back().first]) break;
+      const uint32_t j = ops[h];
+      const Op& next = role_.ops[j];
+      if (!workloads::is_compute(next.kind) && next.kind != OpKind::alloc && next.kind != OpKind::free) break;
+      const uint32_t* d = role_.deps_of(next);
+      bool ready = true;
+      for (uint32_t k = 0; k < next.dep_count && ready; ++k)
+        ready =
+            done_[d[k]] || std::any_of(f.batch.begin(), f.batch.end(), [&](const auto& b) { return b.first == d[k]; });
+      if (!ready) break;
+      f.batch.emplace_back(j, seconds_of(next));
+      total += f.batch.back().second;
+    }
+    return total;
   }
 
   static uint64_t bytes(double b) { return static_cast<uint64_t>(std::max(0.0, b)); }
@@ -236,12 +278,26 @@ class RankActor {
     Flight& f = flights_[s];
     const Op& op = role_.ops[f.op];
     const double now = sg4::Engine::get_clock();
+    f.active = false;
+    if (!f.batch.empty()) {
+      // Share the execution's span among its ops in proportion to their costs.
+      double total = 0;
+      for (const auto& [j, seconds] : f.batch) total += seconds;
+      double t = f.start;
+      for (const auto& [j, seconds] : f.batch) {
+        const double end = total > 0 ? t + (now - f.start) * seconds / total : now;
+        done_[j] = 1;
+        ++head_[s];
+        if (sh_.traced[static_cast<size_t>(rank_)]) sh_.result.events.push_back({rank_, j, t, end});
+        t = end;
+      }
+      if (op.stream == Stream::compute) sh_.result.ranks[static_cast<size_t>(rank_)].compute += now - f.start;
+      f.batch.clear();
+      return;
+    }
     done_[f.op] = 1;
     ++head_[s];
-    f.active = false;
     if (sh_.traced[static_cast<size_t>(rank_)]) sh_.result.events.push_back({rank_, f.op, f.start, now});
-    if (op.stream == Stream::compute && workloads::is_compute(op.kind))
-      sh_.result.ranks[static_cast<size_t>(rank_)].compute += now - f.start;
     if (workloads::is_collective(op.kind)) {
       auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
       c.kind = op.kind;
@@ -338,6 +394,7 @@ class RankActor {
   int64_t rank_;
   const Role& role_;
   const std::array<std::vector<uint32_t>, kStreams>& streams_;
+  const std::vector<uint8_t>& feeds_;
   std::vector<uint8_t> done_;
   size_t head_[kStreams] = {};
   Flight flights_[kStreams];
