@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/json_file.hpp"
 #include "common/json_reader.hpp"
 #include "topology/machine.hpp"
 
@@ -316,21 +317,11 @@ Machine parse_machine(const nlohmann::json& doc, const std::string& source) {
 }
 
 Machine parse_machine_text(const std::string& text, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw MachineError(source, std::string("is not valid JSON: ") + e.what());
-  }
-  return parse_machine(doc, source);
+  return parse_machine(parse_json<MachineError>(text, source), source);
 }
 
 Machine load_machine_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MachineError(path, "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_machine_text(text.str(), path);
+  return parse_machine_text(read_text_file<MachineError>(path), path);
 }
 
 }  // namespace paratwin::topology

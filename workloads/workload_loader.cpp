@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/json_file.hpp"
 #include "common/json_reader.hpp"
 #include "workloads/error.hpp"
 #include "workloads/workload.hpp"
@@ -203,21 +204,11 @@ Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
 }
 
 Workload parse_workload_text(const std::string& text, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond double's range
-    throw WorkloadError(source, std::string("is not valid JSON: ") + e.what());
-  }
-  return parse_workload(doc, source);
+  return parse_workload(parse_json<WorkloadError>(text, source), source);
 }
 
 Workload load_workload_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw WorkloadError(path, "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_workload_text(text.str(), path);
+  return parse_workload_text(read_text_file<WorkloadError>(path), path);
 }
 
 }  // namespace paratwin::workloads
