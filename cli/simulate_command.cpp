@@ -159,11 +159,11 @@ Action add_simulate_command(CLI::App& app) {
     std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity\n", w.name.c_str(), machine.name.c_str(),
                 static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str());
     std::printf("  iteration time        %.6g s\n", T);
-    std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.1f%% of %s peak",
+    std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
                 static_cast<double>(program.tokens_per_iteration) / T, flops_per_device / 1e12,
                 100 * flops_per_device / peak, dtype.c_str());
     if (dev.empirical_flops.count(dtype))
-      std::printf(" (%.1f%% of measured GEMM peak)", 100 * flops_per_device / dev.empirical_flops.at(dtype));
+      std::printf(" (%.3g%% of measured GEMM peak)", 100 * flops_per_device / dev.empirical_flops.at(dtype));
     std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n",
                 compute > 0 ? bubble / compute : 0, analytical);
     std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",
