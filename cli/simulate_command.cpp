@@ -22,6 +22,7 @@ struct SimulateArgs {
   std::string machine = "frontier";
   int64_t nodes = 0;
   std::string fidelity = "exact";
+  std::string library;
   std::string trace;
   std::string json;
   std::vector<int64_t> trace_ranks;
@@ -54,6 +55,10 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--fidelity", a->fidelity, "exact: one phase per algorithm step; fast: aggregated phases")
       ->check(CLI::IsMember({"exact", "fast"}))
       ->capture_default_str();
+  cmd->add_option("--library", a->library,
+                  "communication library: nccl, rccl (rings, GPU reductions), cray-mpich (one NIC per node for "
+                  "all traffic, CPU reductions), mpi (CPU reductions); default: the machine profile's")
+      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi"}));
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
@@ -74,11 +79,18 @@ Action add_simulate_command(CLI::App& app) {
     workloads::LowerOptions options;
     options.devices_per_node = per_node;
     const auto program = workloads::lower(w, options);
-    const topology::Topology topology(machine);
+    const std::string library = a->library.empty() ? machine.profile.library : a->library;
+    if (library == "pccl")
+      throw InputError("--library", "\"pccl\" (from " + machine.name +
+                                        "'s profile) is not simulated yet: choose nccl, rccl, cray-mpich or mpi");
+    topology::TopologyOptions topo_options;
+    topo_options.one_nic_per_node = library == "cray-mpich";
+    const topology::Topology topology(machine, topo_options);
 
     sim::SimOptions sim_options;
     sim_options.fidelity = a->fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
     sim_options.progress = a->progress;
+    sim_options.library = library;
     if (!a->trace.empty()) {
       sim_options.trace_ranks = a->trace_ranks;
       if (sim_options.trace_ranks.empty())
@@ -106,6 +118,7 @@ Action add_simulate_command(CLI::App& app) {
     j["nodes"] = nodes;
     j["ranks"] = program.grid.size();
     j["fidelity"] = a->fidelity;
+    j["library"] = library;
     j["iteration_seconds"] = T;
     j["tokens_per_second"] = static_cast<double>(program.tokens_per_iteration) / T;
     j["model_tflops_per_device"] = flops_per_device / 1e12;
@@ -156,8 +169,9 @@ Action add_simulate_command(CLI::App& app) {
     if (!a->trace.empty()) write_file_atomically(a->trace, sim::chrome_trace(program, r.events));
     if (!a->json.empty()) write_file_atomically(a->json, j.dump(2) + "\n");
 
-    std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity\n", w.name.c_str(), machine.name.c_str(),
-                static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str());
+    std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(), machine.name.c_str(),
+                static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str(),
+                library.c_str());
     std::printf("  iteration time        %.6g s\n", T);
     std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
                 static_cast<double>(program.tokens_per_iteration) / T, flops_per_device / 1e12,

@@ -32,20 +32,23 @@ Algorithm default_algorithm(OpKind kind) {
 
 namespace {
 
-// Ring: each step sends one chunk to the next member and receives one from the previous.
-std::vector<Step> ring(int32_t p, int32_t me, int steps, double chunk, Fidelity fidelity) {
+// Ring: each step sends one chunk to the next member and receives one from the previous; the first
+// `reducing` steps add the received chunk into the member's own (reduce-scatter phases).
+std::vector<Step> ring(int32_t p, int32_t me, int steps, double chunk, int reducing, Fidelity fidelity) {
   const int32_t next = (me + 1) % p, prev = (me + p - 1) % p;
   if (fidelity == Fidelity::fast) {
     Step s;
     s.sends.push_back({next, chunk * steps});
     s.recvs.push_back({prev, chunk * steps});
     s.extra_latencies = steps - 1;
+    s.reduce_bytes = chunk * reducing;
     return {s};
   }
   std::vector<Step> out(static_cast<size_t>(steps));
-  for (auto& s : out) {
-    s.sends.push_back({next, chunk});
-    s.recvs.push_back({prev, chunk});
+  for (int k = 0; k < steps; ++k) {
+    out[static_cast<size_t>(k)].sends.push_back({next, chunk});
+    out[static_cast<size_t>(k)].recvs.push_back({prev, chunk});
+    if (k < reducing) out[static_cast<size_t>(k)].reduce_bytes = chunk;
   }
   return out;
 }
@@ -62,7 +65,10 @@ std::vector<Step> binomial(int32_t p, int32_t me, int32_t root, double bytes, bo
   }
   if (reduce) {  // the same tree, leaves first, data flowing to the root
     std::vector<Step> rev(out.rbegin(), out.rend());
-    for (auto& s : rev) std::swap(s.sends, s.recvs);
+    for (auto& s : rev) {
+      std::swap(s.sends, s.recvs);
+      if (!s.recvs.empty()) s.reduce_bytes = bytes;
+    }
     return rev;
   }
   return out;
@@ -98,10 +104,11 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, int32_t p, int32_t me, 
     case Algorithm::ring:
       switch (kind) {
         case OpKind::all_reduce:
-          return ring(p, me, 2 * (p - 1), bytes / p, fidelity);
+          return ring(p, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
         case OpKind::reduce_scatter:
+          return ring(p, me, p - 1, bytes / p, p - 1, fidelity);
         case OpKind::all_gather:
-          return ring(p, me, p - 1, bytes / p, fidelity);
+          return ring(p, me, p - 1, bytes / p, 0, fidelity);
         default:
           break;
       }

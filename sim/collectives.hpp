@@ -23,6 +23,7 @@ struct Step {
   std::vector<Transfer> sends;
   std::vector<Transfer> recvs;
   int extra_latencies = 0;  // path latencies to add after the step (fast fidelity)
+  double reduce_bytes = 0;  // received bytes this member reduces into its buffer at the end of the step
 };
 
 const char* to_string(Algorithm a);

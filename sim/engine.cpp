@@ -41,6 +41,8 @@ struct Shared {
   std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
   int pipe_axis;
   int64_t finished = 0;
+  bool host_reductions = false;
+  double host_memory_bandwidth = 1;
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
@@ -50,6 +52,10 @@ struct Shared {
         platform(topology::build_platform(t, o.free_communication)),
         placement(p.placement()),
         pipe_axis(p.grid.axis_index("pipe")) {
+    const std::string library = o.library.empty() ? t.machine().profile.library : o.library;
+    const auto& host = t.machine().node.host;
+    host_reductions = library == "cray-mpich" || library == "mpi";
+    host_memory_bandwidth = host.memory_bandwidth > 0 ? host.memory_bandwidth : 100e9;
     for (const Role& role : p.roles) {
       std::array<std::vector<uint32_t>, kStreams> per;
       for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
@@ -261,12 +267,19 @@ class RankActor {
   void step_done(int s) {
     Flight& f = flights_[s];
     const Step& st = f.steps[f.step];
-    if (st.extra_latencies > 0 && f.wake < 0) {
+    // Latency of the steps a fast phase stands for, and reductions a library runs on the CPU after
+    // each step (Cray MPICH, seed 002 §6.1.3; GPU libraries fuse them into the transfer).
+    double delay = 0;
+    if (st.extra_latencies > 0) {
       const Op& op = role_.ops[f.op];
       const int64_t peer =
           sh_.program.grid.group_member(rank_, op.group, st.sends.empty() ? st.recvs[0].peer : st.sends[0].peer);
-      const double alpha = sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
-      f.wake = sg4::Engine::get_clock() + st.extra_latencies * alpha;
+      delay += st.extra_latencies *
+               sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
+    }
+    if (sh_.host_reductions && st.reduce_bytes > 0) delay += 3 * st.reduce_bytes / sh_.host_memory_bandwidth;
+    if (delay > 0 && f.wake < 0) {
+      f.wake = sg4::Engine::get_clock() + delay;
       return;
     }
     f.wake = -1;

@@ -16,6 +16,10 @@ namespace paratwin::sim {
 
 struct SimOptions {
   Fidelity fidelity = Fidelity::exact;
+  // Communication library: "nccl", "rccl" (rings, reductions on the GPU), "cray-mpich" (reductions on
+  // the CPU; build the Topology with one_nic_per_node), "mpi" (reductions on the CPU). Empty: the
+  // machine profile's library.
+  std::string library;
   bool free_communication = false;  // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;

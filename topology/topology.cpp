@@ -29,7 +29,7 @@ int64_t pair_index(int64_t i, int64_t j, int64_t n) {
 
 }  // namespace
 
-Topology::Topology(Machine machine) : machine_(std::move(machine)) {
+Topology::Topology(Machine machine, TopologyOptions options) : machine_(std::move(machine)), options_(options) {
   build_node_routes();
   build_network();
 }
@@ -287,7 +287,8 @@ void Topology::route(int64_t from, int64_t to, Route& out) const {
     if (da != db) node_path(na, da, db, out);
     return;
   }
-  const int nic_a = machine_.nic_of(da), nic_b = machine_.nic_of(db);
+  const int nic_a = options_.one_nic_per_node ? 0 : machine_.nic_of(da);
+  const int nic_b = options_.one_nic_per_node ? 0 : machine_.nic_of(db);
   const int nic_endpoint_a = static_cast<int>(per_node) + nic_a, nic_endpoint_b = static_cast<int>(per_node) + nic_b;
   node_path(na, da, nic_endpoint_a, out);
   network_path(na, nic_a, nb, nic_b, out);

@@ -40,9 +40,15 @@ struct RingLoad {
   bool crosses_nodes = false;
 };
 
+struct TopologyOptions {
+  // Every inter-node flow of a node leaves and enters through its first NIC, as Cray MPICH drives the
+  // NICs (seed 002 §6.1.2), instead of the NIC serving each device.
+  bool one_nic_per_node = false;
+};
+
 class Topology {
  public:
-  explicit Topology(Machine machine);
+  explicit Topology(Machine machine, TopologyOptions options = {});
 
   const Machine& machine() const { return machine_; }
   int64_t devices() const { return machine_.total_devices(); }
@@ -75,6 +81,7 @@ class Topology {
   uint32_t injection(int64_t node, int nic, bool up) const;
 
   Machine machine_;
+  TopologyOptions options_;
   std::vector<std::string> endpoint_names_;          // devices first, then NICs, then routers
   std::vector<std::vector<NodeRoute>> node_routes_;  // [from endpoint][to endpoint]
   std::vector<Resource> resources_;

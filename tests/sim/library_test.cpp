@@ -1,0 +1,65 @@
+// Library profiles: Cray MPICH sends all of a node's traffic through one NIC (seed 002 §6.1.2) and
+// reduces on the CPU (§6.1.3); NCCL/RCCL use the NIC serving each device and reduce on the GPU.
+#include <gtest/gtest.h>
+
+#include "sim/engine.hpp"
+#include "tests/topology/simgrid_child.hpp"
+#include "topology/topology.hpp"
+
+namespace pw = paratwin::workloads;
+namespace pt = paratwin::topology;
+
+namespace {
+
+// Eight data-parallel pairs across two Frontier nodes: GCD k of node 0 with GCD k of node 1, all at once.
+pw::Program eight_rings(pw::OpKind kind, double bytes) {
+  pw::Program prog;
+  prog.workload_name = "rings";
+  prog.grid = pw::Grid({{"x", 8}, {"pipe", 1}, {"data", 2}});
+  prog.devices_per_node = 8;
+  pw::Role role;
+  role.name = "stage 0";
+  role.ranks = 16;
+  pw::Op op;
+  op.kind = kind;
+  op.stream = pw::Stream::data;
+  op.group = prog.grid.mask("data");
+  op.bytes = bytes;
+  op.name = "test";
+  role.ops.push_back(op);
+  prog.roles.push_back(role);
+  return prog;
+}
+
+double run(const std::string& library, pw::OpKind kind) {
+  const auto program = eight_rings(kind, 1e9);
+  const auto out = paratwin::test::run_simulation([&] {
+    pt::TopologyOptions options;
+    options.one_nic_per_node = library == "cray-mpich";
+    const pt::Topology topology(pt::resolve_machine("frontier").slice(2), options);
+    paratwin::sim::SimOptions sim;
+    sim.library = library;
+    return std::vector<double>{paratwin::sim::simulate(program, topology, sim).iteration_time};
+  });
+  return out.empty() ? -1 : out[0];
+}
+
+}  // namespace
+
+TEST(Library, CrayMpichSharesOneNicPerNode) {
+  // All-gather: no reduction. RCCL: two flows per NIC direction; Cray MPICH: eight through NIC 0.
+  const double rccl = run("rccl", pw::OpKind::all_gather);
+  const double mpich = run("cray-mpich", pw::OpKind::all_gather);
+  EXPECT_NEAR(rccl, 0.5e9 / (25e9 / 2), 1e-3 * rccl);
+  EXPECT_NEAR(mpich / rccl, 4.0, 0.01);
+}
+
+TEST(Library, CrayMpichReducesOnTheCpu) {
+  // Reduce-scatter: the same transfers as the all-gather, plus the CPU reduction of the received half
+  // (3 bytes of host memory traffic per byte reduced).
+  const double ag = run("cray-mpich", pw::OpKind::all_gather);
+  const double rs = run("cray-mpich", pw::OpKind::reduce_scatter);
+  const double host_bw = pt::resolve_machine("frontier").node.host.memory_bandwidth;
+  EXPECT_NEAR(rs - ag, 3 * 0.5e9 / host_bw, 1e-3 * rs);
+  EXPECT_NEAR(run("rccl", pw::OpKind::reduce_scatter), run("rccl", pw::OpKind::all_gather), 1e-9);
+}
