@@ -43,6 +43,7 @@ struct Shared {
   int64_t finished = 0;
   bool host_reductions = false;
   double host_memory_bandwidth = 1;
+  double collective_step = 0;
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
@@ -56,6 +57,7 @@ struct Shared {
     const auto& host = t.machine().node.host;
     host_reductions = library == "cray-mpich" || library == "mpi";
     host_memory_bandwidth = host.memory_bandwidth > 0 ? host.memory_bandwidth : 100e9;
+    collective_step = t.machine().profile.collective_step;
     for (const Role& role : p.roles) {
       std::array<std::vector<uint32_t>, kStreams> per;
       for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
@@ -278,6 +280,8 @@ class RankActor {
                sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
     }
     if (sh_.host_reductions && st.reduce_bytes > 0) delay += 3 * st.reduce_bytes / sh_.host_memory_bandwidth;
+    // The library's own cost per algorithm step (a fast phase stands for several).
+    delay += sh_.collective_step * (1 + st.extra_latencies);
     if (delay > 0 && f.wake < 0) {
       f.wake = sg4::Engine::get_clock() + delay;
       return;

@@ -102,6 +102,7 @@ struct GemmModel {
 struct ProfileSpec {
   std::string library = "nccl";           // nccl, rccl, cray-mpich, pccl, mpi
   double launch_overhead = 0;             // seconds per kernel or call
+  double collective_step = 0;             // seconds a library adds to every step of a collective algorithm
   std::map<std::string, GemmModel> gemm;  // dtype -> model
 };
 

@@ -228,6 +228,7 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   ProfileSpec p;
   p.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "pccl", "mpi"});
   p.launch_overhead = r.number("launch_overhead_us", 0.0, 0, 1e6) * kUs;
+  p.collective_step = r.number("collective_step_us", 0.0, 0, 1e6) * kUs;
   JsonReader g = r.object("gemm");
   for (const auto& dtype : kDtypes) {
     if (!g.has(dtype)) continue;
