@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
+#include "tests/sim/one_collective.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 
@@ -36,22 +37,7 @@ pt::Machine ring_machine(int p) {
 
 // A program of one collective over all ranks ("data" axis) of `bytes`.
 pw::Program one_collective(int p, pw::OpKind kind, double bytes) {
-  pw::Program prog;
-  prog.workload_name = "collective";
-  prog.grid = pw::Grid({{"pipe", 1}, {"data", p}});
-  prog.devices_per_node = p;
-  pw::Role role;
-  role.name = "stage 0";
-  role.ranks = p;
-  pw::Op op;
-  op.kind = kind;
-  op.stream = pw::Stream::data;
-  op.group = prog.grid.mask("data");
-  op.bytes = bytes;
-  op.name = "test";
-  role.ops.push_back(op);
-  prog.roles.push_back(role);
-  return prog;
+  return paratwin::test::one_collective(pw::Grid({{"pipe", 1}, {"data", p}}), p, kind, bytes);
 }
 
 double simulate_time(const pt::Machine& machine, const pw::Program& program, paratwin::sim::Fidelity fidelity) {

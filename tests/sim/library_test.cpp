@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine.hpp"
+#include "tests/sim/one_collective.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 
@@ -13,22 +14,7 @@ namespace {
 
 // Eight data-parallel pairs across two Frontier nodes: GCD k of node 0 with GCD k of node 1, all at once.
 pw::Program eight_rings(pw::OpKind kind, double bytes) {
-  pw::Program prog;
-  prog.workload_name = "rings";
-  prog.grid = pw::Grid({{"x", 8}, {"pipe", 1}, {"data", 2}});
-  prog.devices_per_node = 8;
-  pw::Role role;
-  role.name = "stage 0";
-  role.ranks = 16;
-  pw::Op op;
-  op.kind = kind;
-  op.stream = pw::Stream::data;
-  op.group = prog.grid.mask("data");
-  op.bytes = bytes;
-  op.name = "test";
-  role.ops.push_back(op);
-  prog.roles.push_back(role);
-  return prog;
+  return paratwin::test::one_collective(pw::Grid({{"x", 8}, {"pipe", 1}, {"data", 2}}), 8, kind, bytes);
 }
 
 double run(const std::string& library, pw::OpKind kind) {
