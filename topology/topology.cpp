@@ -314,27 +314,26 @@ PathInfo Topology::path(int64_t from, int64_t to) const {
 }
 
 RingLoad Topology::rings(const std::vector<std::vector<int64_t>>& rings) const {
+  // One pass routes every ring step and counts flows per resource; the bottleneck and the NIC sharing
+  // then come from the resources used.
   std::vector<uint32_t> load(resources_.size(), 0);
-  std::vector<Route> routes;
+  std::vector<uint32_t> used;
   Route r;
+  for (const auto& ring : rings)
+    for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {
+      route(ring[i], ring[(i + 1) % ring.size()], r);
+      for (uint32_t id : r.resources)
+        if (load[id]++ == 0) used.push_back(id);
+    }
   RingLoad out;
-  for (const auto& ring : rings)
-    for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {
-      route(ring[i], ring[(i + 1) % ring.size()], r);
-      for (uint32_t id : r.resources) ++load[id];
-    }
   out.bandwidth = std::numeric_limits<double>::infinity();
-  for (const auto& ring : rings)
-    for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {
-      route(ring[i], ring[(i + 1) % ring.size()], r);
-      for (uint32_t id : r.resources) {
-        out.bandwidth = std::min(out.bandwidth, resources_[id].bandwidth / load[id]);
-        if (kind(id) == ResourceKind::injection) {
-          out.crosses_nodes = true;
-          out.max_flows_per_nic = std::max(out.max_flows_per_nic, static_cast<int>(load[id]));
-        }
-      }
+  for (uint32_t id : used) {
+    out.bandwidth = std::min(out.bandwidth, resources_[id].bandwidth / load[id]);
+    if (kind(id) == ResourceKind::injection) {
+      out.crosses_nodes = true;
+      out.max_flows_per_nic = std::max(out.max_flows_per_nic, static_cast<int>(load[id]));
     }
+  }
   return out;
 }
 
