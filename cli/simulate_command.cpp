@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <simgrid/s4u.hpp>
 
 #include "cli/commands.hpp"
@@ -26,8 +28,36 @@ struct SimulateArgs {
   std::string trace;
   std::string json;
   std::vector<int64_t> trace_ranks;
+  std::vector<std::string> algorithms;
   bool progress = false;
 };
+
+// "--algorithm KIND=ALGORITHM", e.g. all_reduce=tree.
+std::map<workloads::OpKind, sim::Algorithm> parse_algorithms(const std::vector<std::string>& specs) {
+  using workloads::OpKind;
+  std::map<OpKind, sim::Algorithm> out;
+  for (const auto& spec : specs) {
+    const auto eq = spec.find('=');
+    const std::string kind_name = spec.substr(0, eq), algo_name = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    std::optional<OpKind> kind;
+    for (OpKind k : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
+                     OpKind::broadcast, OpKind::reduce})
+      if (kind_name == workloads::to_string(k)) kind = k;
+    if (!kind)
+      throw InputError("--algorithm", "\"" + spec +
+                                          "\": expected KIND=ALGORITHM with KIND one of all_reduce, reduce_scatter, "
+                                          "all_gather, all_to_all, broadcast, reduce");
+    const auto algorithm = sim::parse_algorithm(algo_name);
+    if (!algorithm)
+      throw InputError("--algorithm", "\"" + spec +
+                                          "\": unknown algorithm \"" + algo_name +
+                                          "\" (ring, recursive, tree, hierarchical, binomial_tree, pairwise)");
+    if (!sim::supports(*algorithm, *kind))
+      throw InputError("--algorithm", "\"" + spec + "\": " + algo_name + " cannot run " + kind_name);
+    out[*kind] = *algorithm;
+  }
+  return out;
+}
 
 double bus_factor(workloads::OpKind kind, double n) {
   switch (kind) {
@@ -56,9 +86,15 @@ Action add_simulate_command(CLI::App& app) {
       ->check(CLI::IsMember({"exact", "fast"}))
       ->capture_default_str();
   cmd->add_option("--library", a->library,
-                  "communication library: nccl, rccl (rings, GPU reductions), cray-mpich (one NIC per node for "
-                  "all traffic, CPU reductions), mpi (CPU reductions); default: the machine profile's")
-      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi"}));
+                  "communication library: nccl, rccl (rings over all NICs, GPU reductions), cray-mpich (rings, "
+                  "one NIC per node for all traffic, CPU reductions), mpi (rings, CPU reductions), pccl "
+                  "(hierarchical: intra-node ring, inter-node recursive doubling/halving); default: the machine "
+                  "profile's")
+      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
+  cmd->add_option("--algorithm", a->algorithms,
+                  "KIND=ALGORITHM: run this collective kind with this algorithm instead of the library's choice "
+                  "(ring, recursive, tree, hierarchical, binomial_tree, pairwise); repeatable, e.g. "
+                  "--algorithm all_reduce=tree");
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
@@ -80,9 +116,7 @@ Action add_simulate_command(CLI::App& app) {
     options.devices_per_node = per_node;
     const auto program = workloads::lower(w, options);
     const std::string library = a->library.empty() ? machine.profile.library : a->library;
-    if (library == "pccl")
-      throw InputError("--library", "\"pccl\" (from " + machine.name +
-                                        "'s profile) is not simulated yet: choose nccl, rccl, cray-mpich or mpi");
+    const auto algorithms = parse_algorithms(a->algorithms);
     topology::TopologyOptions topo_options;
     topo_options.one_nic_per_node = library == "cray-mpich";
     const topology::Topology topology(machine, topo_options);
@@ -91,6 +125,20 @@ Action add_simulate_command(CLI::App& app) {
     sim_options.fidelity = a->fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
     sim_options.progress = a->progress;
     sim_options.library = library;
+    sim_options.algorithms = algorithms;
+    try {
+      sim::check_algorithms(program, sim_options);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--algorithm", e.what());
+    }
+    for (const auto& [kind, algorithm] : algorithms) {
+      bool used = false;
+      for (const auto& role : program.roles)
+        used = used || std::any_of(role.ops.begin(), role.ops.end(), [&](const auto& op) { return op.kind == kind; });
+      if (!used)
+        std::fprintf(stderr, "paratwin: warning: --algorithm %s=%s: the workload has no %s collectives\n",
+                     workloads::to_string(kind), sim::to_string(algorithm), workloads::to_string(kind));
+    }
     if (!a->trace.empty()) {
       sim_options.trace_ranks = a->trace_ranks;
       if (sim_options.trace_ranks.empty())
@@ -152,6 +200,7 @@ Action add_simulate_command(CLI::App& app) {
     for (const auto& c : r.collectives) {
       const double algbw = c.seconds > 0 ? c.bytes / c.seconds : 0;
       j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
+                                  {"algorithm", sim::to_string(c.algorithm)},
                                   {"group", program.grid.mask_name(c.group)},
                                   {"group_size", c.group_size},
                                   {"count", c.count},
@@ -186,10 +235,11 @@ Action add_simulate_command(CLI::App& app) {
       std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", s["stage"].get<int>(), s["compute"].get<double>(),
                   s["exposed_comm"].get<double>(), s["bubble"].get<double>(), s["other_idle"].get<double>());
     if (j.contains("collectives")) {
-      std::printf("\n  %-15s %-12s %5s %7s %12s %12s %10s %10s  (per rank)\n", "collective", "group", "size", "count",
-                  "bytes", "time [s]", "algbw GB/s", "busbw GB/s");
+      std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
+                  "group", "size", "count", "bytes", "time [s]", "algbw GB/s", "busbw GB/s");
       for (const auto& c : j["collectives"])
-        std::printf("  %-15s %-12s %5lld %7lld %12.4g %12.6g %10.4g %10.4g\n", c["kind"].get<std::string>().c_str(),
+        std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %10.4g %10.4g\n",
+                    c["kind"].get<std::string>().c_str(), c["algorithm"].get<std::string>().c_str(),
                     c["group"].get<std::string>().c_str(), static_cast<long long>(c["group_size"].get<int64_t>()),
                     static_cast<long long>(c["count"].get<int64_t>()), c["bytes"].get<double>(),
                     c["seconds"].get<double>(), c["algbw"].get<double>() / 1e9, c["busbw"].get<double>() / 1e9);

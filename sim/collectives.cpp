@@ -1,5 +1,6 @@
 #include "sim/collectives.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace paratwin::sim {
@@ -10,6 +11,12 @@ const char* to_string(Algorithm a) {
   switch (a) {
     case Algorithm::ring:
       return "ring";
+    case Algorithm::recursive:
+      return "recursive";
+    case Algorithm::tree:
+      return "tree";
+    case Algorithm::hierarchical:
+      return "hierarchical";
     case Algorithm::binomial_tree:
       return "binomial_tree";
     case Algorithm::pairwise:
@@ -18,7 +25,32 @@ const char* to_string(Algorithm a) {
   return "?";
 }
 
-Algorithm default_algorithm(OpKind kind) {
+std::optional<Algorithm> parse_algorithm(const std::string& name) {
+  for (Algorithm a : {Algorithm::ring, Algorithm::recursive, Algorithm::tree, Algorithm::hierarchical,
+                      Algorithm::binomial_tree, Algorithm::pairwise})
+    if (name == to_string(a)) return a;
+  return std::nullopt;
+}
+
+bool supports(Algorithm algorithm, OpKind kind) {
+  const bool reducing_or_gathering =
+      kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather;
+  switch (algorithm) {
+    case Algorithm::ring:
+    case Algorithm::recursive:
+    case Algorithm::hierarchical:
+      return reducing_or_gathering;
+    case Algorithm::tree:
+      return kind == OpKind::all_reduce;
+    case Algorithm::binomial_tree:
+      return kind == OpKind::broadcast || kind == OpKind::reduce;
+    case Algorithm::pairwise:
+      return kind == OpKind::all_to_all;
+  }
+  return false;
+}
+
+Algorithm default_algorithm(OpKind kind, const std::string& library) {
   switch (kind) {
     case OpKind::broadcast:
     case OpKind::reduce:
@@ -26,31 +58,245 @@ Algorithm default_algorithm(OpKind kind) {
     case OpKind::all_to_all:
       return Algorithm::pairwise;
     default:
-      return Algorithm::ring;
+      return library == "pccl" ? Algorithm::hierarchical : Algorithm::ring;
   }
+}
+
+GroupLayout GroupLayout::flat(int32_t size) {
+  GroupLayout layout;
+  layout.node.resize(static_cast<size_t>(std::max(0, size)));
+  for (int32_t i = 0; i < size; ++i) layout.node[static_cast<size_t>(i)] = i;
+  return layout;
+}
+
+int32_t GroupLayout::members_per_node() const {
+  if (node.empty()) return 0;
+  std::vector<int32_t> count(static_cast<size_t>(*std::max_element(node.begin(), node.end()) + 1), 0);
+  for (int32_t n : node) ++count[static_cast<size_t>(n)];
+  const int32_t m = count.front();
+  return std::all_of(count.begin(), count.end(), [m](int32_t c) { return c == m; }) ? m : 0;
 }
 
 namespace {
 
-// Ring: each step sends one chunk to the next member and receives one from the previous; the first
-// `reducing` steps add the received chunk into the member's own (reduce-scatter phases).
-std::vector<Step> ring(int32_t p, int32_t me, int steps, double chunk, int reducing, Fidelity fidelity) {
-  const int32_t next = (me + 1) % p, prev = (me + p - 1) % p;
+using Order = std::vector<int32_t>;  // group indices, in the order an algorithm visits them
+
+bool power_of_two(int32_t q) { return q > 0 && (q & (q - 1)) == 0; }
+
+int32_t position(const Order& order, int32_t me) {
+  return static_cast<int32_t>(std::find(order.begin(), order.end(), me) - order.begin());
+}
+
+// Transfers to one peer within a step are one flow.
+void add(std::vector<Transfer>& transfers, int32_t peer, double bytes) {
+  for (auto& t : transfers)
+    if (t.peer == peer) {
+      t.bytes += bytes;
+      return;
+    }
+  transfers.push_back({peer, bytes});
+}
+
+// Each node's members, in ring order.
+std::vector<std::vector<int32_t>> members_by_node(const GroupLayout& layout) {
+  std::vector<std::vector<int32_t>> by_node;
+  for (int32_t k = 0; k < layout.size(); ++k) {
+    const int32_t i = layout.order.empty() ? k : layout.order[static_cast<size_t>(k)];
+    const auto n = static_cast<size_t>(layout.node[static_cast<size_t>(i)]);
+    if (by_node.size() <= n) by_node.resize(n + 1);
+    by_node[n].push_back(i);
+  }
+  return by_node;
+}
+
+// Rings run at once, one per channel, each carrying an equal share of every chunk. At each of
+// `steps` steps a member sends one chunk to its successor and receives one from its predecessor;
+// the first `reducing` steps add the received chunk into its own (reduce-scatter phases).
+std::vector<Step> rings(const std::vector<Order>& orders, int32_t me, int steps, double chunk, int reducing,
+                        Fidelity fidelity) {
+  if (steps <= 0) return {};
+  const double share = chunk / static_cast<double>(orders.size());
+  std::vector<std::pair<int32_t, int32_t>> neighbours;  // (next, prev) per ring
+  for (const Order& o : orders) {
+    const auto q = static_cast<int32_t>(o.size());
+    const int32_t pos = position(o, me);
+    neighbours.emplace_back(o[static_cast<size_t>((pos + 1) % q)], o[static_cast<size_t>((pos + q - 1) % q)]);
+  }
   if (fidelity == Fidelity::fast) {
     Step s;
-    s.sends.push_back({next, chunk * steps});
-    s.recvs.push_back({prev, chunk * steps});
+    for (const auto& [next, prev] : neighbours) {
+      add(s.sends, next, share * steps);
+      add(s.recvs, prev, share * steps);
+    }
     s.extra_latencies = steps - 1;
     s.reduce_bytes = chunk * reducing;
     return {s};
   }
   std::vector<Step> out(static_cast<size_t>(steps));
   for (int k = 0; k < steps; ++k) {
-    out[static_cast<size_t>(k)].sends.push_back({next, chunk});
-    out[static_cast<size_t>(k)].recvs.push_back({prev, chunk});
-    if (k < reducing) out[static_cast<size_t>(k)].reduce_bytes = chunk;
+    Step& s = out[static_cast<size_t>(k)];
+    for (const auto& [next, prev] : neighbours) {
+      add(s.sends, next, share);
+      add(s.recvs, prev, share);
+    }
+    if (k < reducing) s.reduce_bytes = chunk;
   }
   return out;
+}
+
+// The rings a library runs over the group: NCCL/RCCL build one per channel, each entering and leaving
+// every node at its own members (GroupLayout::channel_offsets).
+std::vector<Order> ring_orders(const GroupLayout& layout) {
+  const int32_t m = layout.members_per_node();
+  const auto by_node = members_by_node(layout);
+  if (layout.channel_offsets.size() <= 1 || m <= 1 || by_node.size() <= 1) {
+    Order one;
+    for (const auto& members : by_node) one.insert(one.end(), members.begin(), members.end());
+    return {one};
+  }
+  std::vector<Order> orders;
+  for (int32_t offset : layout.channel_offsets) {
+    Order o;
+    for (const auto& members : by_node)
+      for (int32_t k = 0; k < m; ++k) o.push_back(members[static_cast<size_t>((k + offset) % m)]);
+    orders.push_back(std::move(o));
+  }
+  return orders;
+}
+
+// Recursive halving over `members` (reduce-scatter of an `input`-byte buffer): at each step exchange
+// half of what is left with the member at distance q/2, q/4, ..., 1 and reduce it.
+std::vector<Step> halving(const Order& members, int32_t pos, double input) {
+  std::vector<Step> out;
+  double b = input;
+  for (auto d = static_cast<int32_t>(members.size()) / 2; d >= 1; d /= 2) {
+    b /= 2;
+    Step s;
+    const int32_t peer = members[static_cast<size_t>(pos ^ d)];
+    s.sends.push_back({peer, b});
+    s.recvs.push_back({peer, b});
+    s.reduce_bytes = b;
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Recursive doubling over `members` (all-gather, each member holding `chunk`): at each step exchange
+// everything gathered so far with the member at distance 1, 2, 4, ...
+std::vector<Step> doubling(const Order& members, int32_t pos, double chunk) {
+  std::vector<Step> out;
+  double b = chunk;
+  for (int32_t d = 1; d < static_cast<int32_t>(members.size()); d *= 2) {
+    Step s;
+    const int32_t peer = members[static_cast<size_t>(pos ^ d)];
+    s.sends.push_back({peer, b});
+    s.recvs.push_back({peer, b});
+    out.push_back(s);
+    b *= 2;
+  }
+  return out;
+}
+
+void append(std::vector<Step>& to, std::vector<Step> from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+std::vector<Step> recursive(OpKind kind, int32_t p, int32_t me, double bytes) {
+  if (!power_of_two(p))
+    throw std::invalid_argument("recursive doubling/halving needs a power-of-two group; this one has " +
+                                std::to_string(p) + " members");
+  Order members(static_cast<size_t>(p));
+  for (int32_t i = 0; i < p; ++i) members[static_cast<size_t>(i)] = i;
+  switch (kind) {
+    case OpKind::reduce_scatter:
+      return halving(members, me, bytes);
+    case OpKind::all_gather:
+      return doubling(members, me, bytes / p);
+    default: {  // all-reduce: Rabenseifner
+      auto steps = halving(members, me, bytes);
+      append(steps, doubling(members, me, bytes / p));
+      return steps;
+    }
+  }
+}
+
+// NCCL's double binary tree: two trees, each reducing then broadcasting half of the buffer, pipelined
+// so that every tree link carries its half once per phase while the depth adds latency. Tree A is
+// the heap 0..p-1; tree B the heap over the reversed order, so a leaf of one is inside the other.
+std::vector<Step> double_tree(int32_t p, int32_t me, double bytes) {
+  const double half = bytes / 2;
+  Step up, down;
+  for (int t = 0; t < 2; ++t) {
+    const auto map = [&](int32_t x) { return t == 0 ? x : p - 1 - x; };  // rank <-> heap position
+    const int32_t i = map(me);
+    for (int32_t c : {2 * i + 1, 2 * i + 2})
+      if (c < p) {
+        add(up.recvs, map(c), half);
+        up.reduce_bytes += half;
+        add(down.sends, map(c), half);
+      }
+    if (i > 0) {
+      add(up.sends, map((i - 1) / 2), half);
+      add(down.recvs, map((i - 1) / 2), half);
+    }
+  }
+  int depth = 0;
+  for (int32_t span = 1; 2 * span <= p; span *= 2) ++depth;
+  up.extra_latencies = down.extra_latencies = std::max(0, depth - 1);
+  return {up, down};
+}
+
+// PCCL (seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same place
+// in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
+// reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. Groups whose
+// nodes hold different numbers of members fall back to rings.
+std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t me, double bytes,
+                               Fidelity fidelity) {
+  const int32_t m = layout.members_per_node();
+  const auto by_node = members_by_node(layout);
+  const auto nodes = static_cast<int32_t>(by_node.size());
+  if (m <= 1 || nodes == 1) {  // one level (or uneven nodes): a single ring
+    GroupLayout single = layout;
+    single.channel_offsets.clear();
+    return plan(kind, Algorithm::ring, single, me, bytes, -1, fidelity);
+  }
+  const int32_t p = layout.size();
+  const int32_t j = layout.node[static_cast<size_t>(me)];
+  const Order& intra = by_node[static_cast<size_t>(j)];
+  const int32_t l = position(intra, me);
+  Order inter;
+  for (const auto& members : by_node) inter.push_back(members[static_cast<size_t>(l)]);
+
+  const auto inter_gather = [&](double chunk) {
+    return power_of_two(nodes) ? doubling(inter, j, chunk) : rings({inter}, me, nodes - 1, chunk, 0, fidelity);
+  };
+  const auto inter_reduce = [&](double input) {
+    return power_of_two(nodes) ? halving(inter, j, input)
+                               : rings({inter}, me, nodes - 1, input / nodes, nodes - 1, fidelity);
+  };
+  const auto gather = [&] {
+    auto steps = inter_gather(bytes / p);
+    append(steps, rings({intra}, me, m - 1, bytes / m, 0, fidelity));
+    steps.back().local_bytes += 2 * bytes;  // read and write the whole output once
+    return steps;
+  };
+  const auto reduce = [&] {
+    auto steps = rings({intra}, me, m - 1, bytes / m, m - 1, fidelity);
+    steps.front().local_bytes += 2 * bytes;
+    append(steps, inter_reduce(bytes / m));
+    return steps;
+  };
+  switch (kind) {
+    case OpKind::all_gather:
+      return gather();
+    case OpKind::reduce_scatter:
+      return reduce();
+    default: {
+      auto steps = reduce();
+      append(steps, gather());
+      return steps;
+    }
+  }
 }
 
 // Binomial tree rooted at `root`: in round k, members with relative rank < 2^k send to rel + 2^k.
@@ -97,32 +343,37 @@ std::vector<Step> pairwise(int32_t p, int32_t me, double bytes, Fidelity fidelit
 
 }  // namespace
 
-std::vector<Step> plan(OpKind kind, Algorithm algorithm, int32_t p, int32_t me, double bytes, int32_t root,
-                       Fidelity fidelity) {
+std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
+                       int32_t root, Fidelity fidelity) {
+  if (!supports(algorithm, kind))
+    throw std::invalid_argument(std::string("no ") + to_string(algorithm) + " algorithm for " +
+                                workloads::to_string(kind));
+  const int32_t p = layout.size();
   if (p <= 1) return {};
   switch (algorithm) {
-    case Algorithm::ring:
+    case Algorithm::ring: {
+      const auto orders = ring_orders(layout);
       switch (kind) {
         case OpKind::all_reduce:
-          return ring(p, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
+          return rings(orders, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
         case OpKind::reduce_scatter:
-          return ring(p, me, p - 1, bytes / p, p - 1, fidelity);
-        case OpKind::all_gather:
-          return ring(p, me, p - 1, bytes / p, 0, fidelity);
+          return rings(orders, me, p - 1, bytes / p, p - 1, fidelity);
         default:
-          break;
+          return rings(orders, me, p - 1, bytes / p, 0, fidelity);
       }
-      break;
+    }
+    case Algorithm::recursive:
+      return recursive(kind, p, me, bytes);
+    case Algorithm::tree:
+      return double_tree(p, me, bytes);
+    case Algorithm::hierarchical:
+      return hierarchical(kind, layout, me, bytes, fidelity);
     case Algorithm::binomial_tree:
-      if (kind == OpKind::broadcast || kind == OpKind::reduce)
-        return binomial(p, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce);
-      break;
+      return binomial(p, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce);
     case Algorithm::pairwise:
-      if (kind == OpKind::all_to_all) return pairwise(p, me, bytes, fidelity);
-      break;
+      return pairwise(p, me, bytes, fidelity);
   }
-  throw std::invalid_argument(std::string("no ") + to_string(algorithm) + " algorithm for " +
-                              workloads::to_string(kind));
+  return {};
 }
 
 }  // namespace paratwin::sim

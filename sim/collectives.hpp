@@ -1,9 +1,11 @@
 #pragma once
 // Collective algorithms as per-member step plans, the way an MPI or NCCL rank runs them: at each
 // step a member sends some bytes to some peers and receives from others, and the step ends when its
-// sends and receives are done. `exact` fidelity has one step per algorithm step; `fast` aggregates a
-// ring's steps into one transfer with the same bytes per link and adds the skipped steps' latency.
+// receives (or, without receives, its sends) are done. `exact` fidelity has one step per algorithm
+// step; `fast` aggregates a ring's steps into one transfer with the same bytes per link and adds the
+// skipped steps' latency.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,37 @@
 namespace paratwin::sim {
 
 enum class Fidelity { exact, fast };
-enum class Algorithm { ring, binomial_tree, pairwise };
+
+// ring: NCCL/RCCL/MPI ring (all-reduce, reduce-scatter, all-gather), one ring per channel.
+// recursive: recursive halving (reduce-scatter), doubling (all-gather), both (all-reduce, Rabenseifner);
+//   power-of-two groups only.
+// tree: NCCL's pipelined double binary tree (all-reduce).
+// hierarchical: PCCL's two-level design (seed 002 §6.2): intra-node ring, inter-node recursive
+//   doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
+// binomial_tree: broadcast and reduce. pairwise: all-to-all.
+enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise };
+
+const char* to_string(Algorithm a);
+std::optional<Algorithm> parse_algorithm(const std::string& name);
+bool supports(Algorithm algorithm, workloads::OpKind kind);
+
+// Where a group's members sit, and the rings a library runs through them.
+struct GroupLayout {
+  std::vector<int32_t> node;  // per member: node number, in order of first appearance
+  // Members in the order rings visit them, node by node (empty: group order). Libraries pick rings
+  // along the fastest links inside a node, as NCCL's topology search does.
+  std::vector<int32_t> order;
+  // Rings that run at once across nodes (NCCL/RCCL channels), each carrying an equal share: ring c
+  // enters every node at position channel_offsets[c] of the node's members and leaves it through the
+  // one before, so that each ring crosses between nodes through its own NIC. Empty: one ring.
+  std::vector<int32_t> channel_offsets;
+
+  int32_t size() const { return static_cast<int32_t>(node.size()); }
+  // Every member on a node of its own.
+  static GroupLayout flat(int32_t size);
+  // Members per node when every node holds the same number of members, else 0.
+  int32_t members_per_node() const;
+};
 
 struct Transfer {
   int32_t peer = 0;  // index in the group
@@ -22,18 +54,24 @@ struct Transfer {
 struct Step {
   std::vector<Transfer> sends;
   std::vector<Transfer> recvs;
-  int extra_latencies = 0;  // path latencies to add after the step (fast fidelity)
+  int extra_latencies = 0;  // path latencies (and library step costs) to add after the step (fast fidelity)
   double reduce_bytes = 0;  // received bytes this member reduces into its buffer at the end of the step
+  double local_bytes = 0;   // device memory traffic of a local shuffle after the step (PCCL)
 };
 
-const char* to_string(Algorithm a);
-// The algorithm a library uses for a collective kind (ring for all-reduce, reduce-scatter and
-// all-gather; binomial trees for broadcast and reduce; pairwise exchange for all-to-all).
-Algorithm default_algorithm(workloads::OpKind kind);
+// The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for
+// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; all use
+// binomial trees for broadcast and reduce and pairwise exchange for all-to-all.
+Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
 
-// Member `me` of a group of `size`: its steps for a collective whose buffer is `bytes` (the
-// nccl-tests size: all-gather output, reduce-scatter input), rooted at `root` for broadcast/reduce.
-std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, int32_t size, int32_t me, double bytes,
-                       int32_t root, Fidelity fidelity);
+// Member `me` of a group laid out as `layout`: its steps for a collective whose buffer is `bytes`
+// (the nccl-tests size: all-gather output, reduce-scatter input), rooted at `root` for
+// broadcast/reduce. Throws std::invalid_argument for an algorithm the kind or group cannot use.
+std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me,
+                       double bytes, int32_t root, Fidelity fidelity);
+inline std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, int32_t size, int32_t me, double bytes,
+                              int32_t root, Fidelity fidelity) {
+  return plan(kind, algorithm, GroupLayout::flat(size), me, bytes, root, fidelity);
+}
 
 }  // namespace paratwin::sim

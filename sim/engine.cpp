@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "sim/cost_model.hpp"
+#include "sim/ring_order.hpp"
 #include "topology/platform.hpp"
 
 namespace paratwin::sim {
@@ -41,9 +42,14 @@ struct Shared {
   std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
   int pipe_axis;
   int64_t finished = 0;
+  std::string library;
   bool host_reductions = false;
   double host_memory_bandwidth = 1;
+  double device_memory_bandwidth = 1;
   double collective_step = 0;
+  // Group layouts by (axis mask, first member): where the members sit, for the algorithms.
+  std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> layouts;
+  std::map<std::vector<int64_t>, std::vector<int32_t>> node_rings;  // by the devices' local indices
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
@@ -53,10 +59,12 @@ struct Shared {
         platform(topology::build_platform(t, o.free_communication)),
         placement(p.placement()),
         pipe_axis(p.grid.axis_index("pipe")) {
-    const std::string library = o.library.empty() ? t.machine().profile.library : o.library;
+    library = o.library.empty() ? t.machine().profile.library : o.library;
     const auto& host = t.machine().node.host;
     host_reductions = library == "cray-mpich" || library == "mpi";
     host_memory_bandwidth = host.memory_bandwidth > 0 ? host.memory_bandwidth : 100e9;
+    const double hbm = t.machine().node.device.hbm_bandwidth;
+    device_memory_bandwidth = hbm > 0 ? hbm : 1e12;
     collective_step = t.machine().profile.collective_step;
     for (const Role& role : p.roles) {
       std::array<std::vector<uint32_t>, kStreams> per;
@@ -77,6 +85,87 @@ struct Shared {
   }
 
   sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
+
+  Algorithm algorithm_for(OpKind kind) const {
+    const auto it = options.algorithms.find(kind);
+    return it != options.algorithms.end() ? it->second : default_algorithm(kind, library);
+  }
+
+  // The nodes of `rank`'s group along `mask`, and the rings NCCL/RCCL run across them: one per NIC
+  // that a node's members use (the other libraries run one ring).
+  const GroupLayout& layout_of(int64_t rank, workloads::AxisMask mask) {
+    const auto& grid = program.grid;
+    const auto key = std::make_pair(mask, grid.group_member(rank, mask, 0));
+    auto it = layouts.find(key);
+    if (it != layouts.end()) return it->second;
+    const auto& machine = topology.machine();
+    const int64_t per_node = machine.devices_per_node();
+    const auto size = static_cast<int32_t>(grid.group_size(mask));
+    GroupLayout layout;
+    std::map<int64_t, int32_t> number;  // node -> order of first appearance
+    for (int32_t k = 0; k < size; ++k) {
+      const int64_t device = placement.device_of(grid.group_member(rank, mask, k));
+      layout.node.push_back(number.emplace(device / per_node, static_cast<int32_t>(number.size())).first->second);
+    }
+    layout.order = ring_order(rank, mask, layout.node);
+    if ((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node)
+      layout.channel_offsets = channel_offsets(rank, mask, layout);
+    return layouts.emplace(key, std::move(layout)).first->second;
+  }
+
+  // NCCL/RCCL channels: one ring per NIC that the members of the first node use, entering and leaving
+  // each node through two neighbours in ring order that this NIC serves (NIC k to NIC k: no detour
+  // through other switches), or evenly spaced when the ring pairs no such neighbours.
+  std::vector<int32_t> channel_offsets(int64_t rank, workloads::AxisMask mask, const GroupLayout& layout) const {
+    const auto& machine = topology.machine();
+    const int64_t per_node = machine.devices_per_node();
+    std::vector<int> nics;  // NIC of each member of the first node, in ring order
+    for (int32_t k : layout.order) {
+      if (layout.node[static_cast<size_t>(k)] != 0) break;
+      nics.push_back(machine.nic_of(placement.device_of(program.grid.group_member(rank, mask, k)) % per_node));
+    }
+    const auto m = static_cast<int32_t>(nics.size());
+    std::vector<int> distinct;
+    for (int nic : nics)
+      if (nic >= 0 && std::find(distinct.begin(), distinct.end(), nic) == distinct.end()) distinct.push_back(nic);
+    if (distinct.size() <= 1) return {};
+    std::vector<int32_t> offsets;
+    for (int nic : distinct)
+      for (int32_t o = 0; o < m; ++o)
+        if (nics[static_cast<size_t>(o)] == nic && nics[static_cast<size_t>((o + m - 1) % m)] == nic) {
+          offsets.push_back(o);
+          break;
+        }
+    if (offsets.size() == distinct.size()) return offsets;
+    offsets.clear();
+    const auto c = static_cast<int32_t>(distinct.size());
+    for (int32_t k = 0; k < c; ++k) offsets.push_back(k * m / c);
+    return offsets;
+  }
+
+  // Members in ring order: inside each node along the fastest ring through the node's devices (the same
+  // on every node that holds the same devices), node after node.
+  std::vector<int32_t> ring_order(int64_t rank, workloads::AxisMask mask, const std::vector<int32_t>& node) {
+    const auto& grid = program.grid;
+    const int64_t per_node = topology.machine().devices_per_node();
+    std::vector<std::vector<int32_t>> by_node;
+    for (int32_t k = 0; k < static_cast<int32_t>(node.size()); ++k) {
+      if (by_node.size() <= static_cast<size_t>(node[static_cast<size_t>(k)])) by_node.resize(node[static_cast<size_t>(k)] + 1);
+      by_node[static_cast<size_t>(node[static_cast<size_t>(k)])].push_back(k);
+    }
+    std::vector<int32_t> order;
+    for (const auto& members : by_node) {
+      std::vector<int64_t> devices, locals;
+      for (int32_t k : members) {
+        devices.push_back(placement.device_of(grid.group_member(rank, mask, k)));
+        locals.push_back(devices.back() % per_node);
+      }
+      auto it = node_rings.find(locals);
+      if (it == node_rings.end()) it = node_rings.emplace(locals, fastest_ring(topology, devices)).first;
+      for (int32_t pos : it->second) order.push_back(members[static_cast<size_t>(pos)]);
+    }
+    return order;
+  }
 };
 
 class RankActor {
@@ -193,9 +282,9 @@ class RankActor {
       return;
     }
     const auto& grid = sh_.program.grid;
-    const int32_t size = static_cast<int32_t>(grid.group_size(op.group));
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps = plan(op.kind, default_algorithm(op.kind), size, me, op.bytes, op.root, sh_.options.fidelity);
+    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), sh_.layout_of(rank_, op.group), me, op.bytes, op.root,
+                   sh_.options.fidelity);
     post_step(s);
   }
 
@@ -280,6 +369,7 @@ class RankActor {
                sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
     }
     if (sh_.host_reductions && st.reduce_bytes > 0) delay += 3 * st.reduce_bytes / sh_.host_memory_bandwidth;
+    delay += st.local_bytes / sh_.device_memory_bandwidth;  // PCCL's shuffle
     // The library's own cost per algorithm step (a fast phase stands for several).
     delay += sh_.collective_step * (1 + st.extra_latencies);
     if (delay > 0 && f.wake < 0) {
@@ -318,6 +408,7 @@ class RankActor {
     if (workloads::is_collective(op.kind)) {
       auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
       c.kind = op.kind;
+      c.algorithm = sh_.algorithm_for(op.kind);
       c.group = op.group;
       ++c.count;
       c.bytes += op.bytes;
@@ -421,7 +512,22 @@ class RankActor {
 
 }  // namespace
 
+void check_algorithms(const workloads::Program& program, const SimOptions& options) {
+  for (const Role& role : program.roles)
+    for (const Op& op : role.ops) {
+      const auto it = options.algorithms.find(op.kind);
+      if (it == options.algorithms.end() || !workloads::is_collective(op.kind)) continue;
+      const int64_t p = program.grid.group_size(op.group);
+      if (it->second == Algorithm::recursive && (p & (p - 1)) != 0)
+        throw std::invalid_argument(std::string(workloads::to_string(op.kind)) +
+                                    "=recursive needs power-of-two groups, but " + role.name + "'s op \"" + op.name +
+                                    "\" runs over group \"" + program.grid.mask_name(op.group) + "\" of " +
+                                    std::to_string(p) + " members");
+    }
+}
+
 SimResult simulate(const workloads::Program& program, const topology::Topology& topology, const SimOptions& options) {
+  check_algorithms(program, options);
   if (program.grid.size() > topology.devices())
     throw std::invalid_argument("the program has " + std::to_string(program.grid.size()) +
                                 " ranks but the machine only " + std::to_string(topology.devices()) + " devices");

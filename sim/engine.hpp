@@ -20,6 +20,8 @@ struct SimOptions {
   // the CPU; build the Topology with one_nic_per_node), "mpi" (reductions on the CPU). Empty: the
   // machine profile's library.
   std::string library;
+  // Algorithm per collective kind, overriding the library's choice (what-if studies).
+  std::map<workloads::OpKind, Algorithm> algorithms;
   bool free_communication = false;  // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
@@ -45,6 +47,7 @@ struct RankTimes {
 
 struct CollectiveStats {
   workloads::OpKind kind = workloads::OpKind::all_reduce;
+  Algorithm algorithm = Algorithm::ring;
   workloads::AxisMask group = 0;
   int64_t group_size = 1;
   int64_t count = 0;   // per rank
@@ -59,6 +62,10 @@ struct SimResult {
   std::vector<CollectiveStats> collectives;
   int64_t flows = 0;  // transfers simulated
 };
+
+// Throws std::invalid_argument naming the op and group when an algorithm of `options` cannot run one of
+// the program's collectives (recursive doubling/halving on a group that is not a power of two).
+void check_algorithms(const workloads::Program& program, const SimOptions& options);
 
 // Simulates one iteration of `program` on `topology`'s machine. A SimGrid Engine must exist (one per
 // process) and be configured with topology::configure_engine; the platform is built here.

@@ -51,6 +51,7 @@ class Topology {
   explicit Topology(Machine machine, TopologyOptions options = {});
 
   const Machine& machine() const { return machine_; }
+  const TopologyOptions& options() const { return options_; }
   int64_t devices() const { return machine_.total_devices(); }
   size_t resources() const { return resources_.size(); }
   const Resource& resource(uint32_t id) const { return resources_[id]; }

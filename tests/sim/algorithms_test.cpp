@@ -1,0 +1,148 @@
+// Step plans of the collective algorithms: every byte a member sends is received by its peer in the
+// same step, and each algorithm moves the volume its textbook cost says.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "sim/collectives.hpp"
+
+namespace ps = paratwin::sim;
+using paratwin::workloads::OpKind;
+
+namespace {
+
+struct Totals {
+  double sent = 0, received = 0, reduced = 0, local = 0;
+  size_t steps = 0;
+};
+
+// Plans every member, checks that step k's sends match the peers' step-k receives, and sums member 0.
+Totals check_plan(OpKind kind, ps::Algorithm algorithm, const ps::GroupLayout& layout, double bytes,
+                  ps::Fidelity fidelity = ps::Fidelity::exact) {
+  const int32_t p = layout.size();
+  std::vector<std::vector<ps::Step>> plans;
+  for (int32_t me = 0; me < p; ++me) plans.push_back(ps::plan(kind, algorithm, layout, me, bytes, 0, fidelity));
+  for (int32_t me = 0; me < p; ++me) {
+    if (plans[static_cast<size_t>(me)].size() != plans[0].size()) {
+      ADD_FAILURE() << "member " << me << " has " << plans[static_cast<size_t>(me)].size() << " steps, member 0 has "
+                    << plans[0].size();
+      return {};
+    }
+    for (size_t k = 0; k < plans[static_cast<size_t>(me)].size(); ++k)
+      for (const auto& t : plans[static_cast<size_t>(me)][k].sends) {
+        double matched = 0;
+        for (const auto& r : plans[static_cast<size_t>(t.peer)][k].recvs)
+          if (r.peer == me) matched += r.bytes;
+        EXPECT_DOUBLE_EQ(matched, t.bytes) << "step " << k << ": " << me << " -> " << t.peer;
+      }
+  }
+  Totals out;
+  out.steps = plans[0].size();
+  for (const auto& s : plans[0]) {
+    for (const auto& t : s.sends) out.sent += t.bytes;
+    for (const auto& t : s.recvs) out.received += t.bytes;
+    out.reduced += s.reduce_bytes;
+    out.local += s.local_bytes;
+  }
+  return out;
+}
+
+ps::GroupLayout nodes_of(int32_t nodes, int32_t per_node, std::vector<int32_t> channel_offsets = {}) {
+  ps::GroupLayout layout;
+  for (int32_t n = 0; n < nodes; ++n)
+    for (int32_t k = 0; k < per_node; ++k) layout.node.push_back(n);
+  layout.channel_offsets = std::move(channel_offsets);
+  return layout;
+}
+
+}  // namespace
+
+TEST(Algorithms, RecursiveHalvingAndDoublingMoveTheRingVolumeInLogSteps) {
+  const double n = 64e6;
+  for (int32_t p : {2, 8, 32}) {
+    const auto layout = ps::GroupLayout::flat(p);
+    int log2p = 0;
+    while ((1 << log2p) < p) ++log2p;
+    const auto rs = check_plan(OpKind::reduce_scatter, ps::Algorithm::recursive, layout, n);
+    EXPECT_EQ(rs.steps, static_cast<size_t>(log2p));
+    EXPECT_DOUBLE_EQ(rs.sent, (p - 1.0) / p * n);
+    EXPECT_DOUBLE_EQ(rs.reduced, (p - 1.0) / p * n);
+    const auto ag = check_plan(OpKind::all_gather, ps::Algorithm::recursive, layout, n);
+    EXPECT_EQ(ag.steps, static_cast<size_t>(log2p));
+    EXPECT_DOUBLE_EQ(ag.received, (p - 1.0) / p * n);
+    const auto ar = check_plan(OpKind::all_reduce, ps::Algorithm::recursive, layout, n);
+    EXPECT_EQ(ar.steps, static_cast<size_t>(2 * log2p));
+    EXPECT_DOUBLE_EQ(ar.sent, 2 * (p - 1.0) / p * n);
+  }
+  EXPECT_THROW(ps::plan(OpKind::all_gather, ps::Algorithm::recursive, 6, 0, n, 0, ps::Fidelity::exact),
+               std::invalid_argument);
+}
+
+TEST(Algorithms, DoubleBinaryTreeSendsAndReceivesTheBufferOncePerPhase) {
+  const double n = 64e6;
+  for (int32_t p : {2, 5, 16}) {
+    const auto t = check_plan(OpKind::all_reduce, ps::Algorithm::tree, ps::GroupLayout::flat(p), n);
+    EXPECT_EQ(t.steps, 2u);
+  }
+  // Every member is inside at most one of the two trees: it sends at most half the buffer up per tree
+  // and receives at most a full buffer (two children of one tree) while reducing.
+  for (int32_t me = 0; me < 16; ++me) {
+    const auto steps = ps::plan(OpKind::all_reduce, ps::Algorithm::tree, 16, me, n, 0, ps::Fidelity::exact);
+    double up = 0;
+    for (const auto& s : steps[0].sends) up += s.bytes;
+    EXPECT_LE(up, n);
+    EXPECT_LE(steps[0].reduce_bytes, n + 1e-6) << me;
+  }
+}
+
+TEST(Algorithms, RingChannelsLeaveEachNodeThroughDifferentMembers) {
+  // 4 nodes of 8, 4 channels entering at 0, 2, 4, 6: the rings leave node 0 through members 7, 1, 3, 5
+  // and every channel carries a quarter of the data.
+  const auto layout = nodes_of(4, 8, {0, 2, 4, 6});
+  const double n = 32e6;
+  const auto ag = check_plan(OpKind::all_gather, ps::Algorithm::ring, layout, n);
+  EXPECT_EQ(ag.steps, 31u);
+  std::map<int32_t, double> leaving;  // member of node 0 -> bytes sent to node 1 in step 0
+  for (int32_t me = 0; me < 8; ++me) {
+    const auto steps = ps::plan(OpKind::all_gather, ps::Algorithm::ring, layout, me, n, 0, ps::Fidelity::exact);
+    for (const auto& t : steps[0].sends)
+      if (t.peer >= 8) leaving[me] += t.bytes;
+  }
+  ASSERT_EQ(leaving.size(), 4u);
+  for (int32_t m : {7, 1, 3, 5}) EXPECT_DOUBLE_EQ(leaving[m], n / 32 / 4) << m;
+  // The fast plan carries the same bytes.
+  const auto fast = check_plan(OpKind::all_gather, ps::Algorithm::ring, layout, n, ps::Fidelity::fast);
+  EXPECT_EQ(fast.steps, 1u);
+  EXPECT_DOUBLE_EQ(fast.sent, ag.sent);
+}
+
+TEST(Algorithms, HierarchicalAllGatherIsInterNodeThenIntraNodeThenShuffle) {
+  const auto layout = nodes_of(8, 4, {0, 2});  // 32 members
+  const double n = 32e6;
+  const auto ag = check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, layout, n);
+  // log2(8) = 3 recursive-doubling steps inter-node, then 3 ring steps intra-node.
+  EXPECT_EQ(ag.steps, 6u);
+  EXPECT_DOUBLE_EQ(ag.received, (8 - 1.0) / 32 * n + (4 - 1.0) / 4 * n);
+  EXPECT_DOUBLE_EQ(ag.local, 2 * n);
+  const auto first = ps::plan(OpKind::all_gather, ps::Algorithm::hierarchical, layout, 0, n, 0, ps::Fidelity::exact);
+  EXPECT_EQ(first[0].sends[0].peer, 4);  // node 1, same place in its node
+  EXPECT_EQ(first[3].sends[0].peer, 1);  // intra-node ring
+  const auto rs = check_plan(OpKind::reduce_scatter, ps::Algorithm::hierarchical, layout, n);
+  EXPECT_DOUBLE_EQ(rs.reduced, (4 - 1.0) / 4 * n + (8 - 1.0) / 32 * n);
+  const auto ar = check_plan(OpKind::all_reduce, ps::Algorithm::hierarchical, layout, n);
+  EXPECT_EQ(ar.steps, 12u);
+  // Nodes that are not a power of two: ring between nodes.
+  const auto odd = check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, nodes_of(3, 4), n);
+  EXPECT_EQ(odd.steps, 2u + 3u);
+}
+
+TEST(Algorithms, LibrariesChooseTheirAlgorithms) {
+  EXPECT_EQ(ps::default_algorithm(OpKind::all_gather, "rccl"), ps::Algorithm::ring);
+  EXPECT_EQ(ps::default_algorithm(OpKind::reduce_scatter, "pccl"), ps::Algorithm::hierarchical);
+  EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "pccl"), ps::Algorithm::binomial_tree);
+  EXPECT_FALSE(ps::supports(ps::Algorithm::tree, OpKind::all_gather));
+  EXPECT_THROW(ps::plan(OpKind::all_gather, ps::Algorithm::tree, 4, 0, 1e6, 0, ps::Fidelity::exact),
+               std::invalid_argument);
+  EXPECT_EQ(ps::parse_algorithm("hierarchical"), ps::Algorithm::hierarchical);
+  EXPECT_FALSE(ps::parse_algorithm("butterfly").has_value());
+}
