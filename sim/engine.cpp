@@ -1,6 +1,7 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -41,7 +42,9 @@ struct Shared {
   SimResult result;
   std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
   int pipe_axis;
-  int64_t finished = 0;
+  // Progress: ops done over all ranks, reported at every 5 % with the wall time and an estimate of what is left.
+  int64_t ops_total = 0, ops_done = 0, next_report = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string library;
   bool host_reductions = false;
   double host_memory_bandwidth = 1;
@@ -78,10 +81,24 @@ struct Shared {
       }
       feeds_other_stream.push_back(std::move(feeds));
     }
+    for (int64_t r = 0; r < p.grid.size(); ++r)
+      ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
+    next_report = ops_total / 20;
     traced.assign(static_cast<size_t>(p.grid.size()), false);
     for (int64_t r : o.trace_ranks)
       if (r >= 0 && r < p.grid.size()) traced[static_cast<size_t>(r)] = true;
     result.ranks.resize(static_cast<size_t>(p.grid.size()));
+  }
+
+  void op_done(int64_t count) {
+    ops_done += count;
+    if (!options.progress || ops_done < next_report || ops_total == 0) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double fraction = static_cast<double>(ops_done) / static_cast<double>(ops_total);
+    std::fprintf(stderr, "paratwin simulate: %3.0f%% of %lld ops (simulated %.4g s), %.0f s elapsed, about %.0f s left\n",
+                 100 * fraction, static_cast<long long>(ops_total), sg4::Engine::get_clock(), elapsed,
+                 elapsed * (1 - fraction) / fraction);
+    while (next_report <= ops_done) next_report += std::max<int64_t>(1, ops_total / 20);
   }
 
   sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
@@ -195,10 +212,6 @@ class RankActor {
     charge(blocked, now - idle_since);
     auto& t = sh_.result.ranks[static_cast<size_t>(rank_)];
     t.end = now;
-    ++sh_.finished;
-    if (sh_.options.progress && sh_.finished % std::max<int64_t>(1, sh_.program.grid.size() / 10) == 0)
-      std::fprintf(stderr, "paratwin simulate: %lld of %lld ranks done (simulated %.3f s)\n",
-                   static_cast<long long>(sh_.finished), static_cast<long long>(sh_.program.grid.size()), now);
   }
 
  private:
@@ -399,11 +412,13 @@ class RankActor {
         t = end;
       }
       if (op.stream == Stream::compute) sh_.result.ranks[static_cast<size_t>(rank_)].compute += now - f.start;
+      sh_.op_done(static_cast<int64_t>(f.batch.size()));
       f.batch.clear();
       return;
     }
     done_[f.op] = 1;
     ++head_[s];
+    sh_.op_done(1);
     if (sh_.traced[static_cast<size_t>(rank_)]) sh_.result.events.push_back({rank_, f.op, f.start, now});
     if (workloads::is_collective(op.kind)) {
       auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
