@@ -30,6 +30,7 @@ struct SimulateArgs {
   std::vector<int64_t> trace_ranks;
   std::vector<std::string> algorithms;
   bool progress = false;
+  bool no_fold = false;
 };
 
 // "--algorithm KIND=ALGORITHM", e.g. all_reduce=tree.
@@ -99,6 +100,10 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
   cmd->add_flag("--progress", a->progress, "report progress on stderr");
+  cmd->add_flag("--no-fold", a->no_fold,
+                "fast fidelity: simulate every rank as its own actor (by default the ranks of a node that share a "
+                "NIC run as one actor and collectives inside a node are timed analytically, where the program "
+                "allows)");
   return [a]() -> int {
     const auto w = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
                                                                         workloads::kDefaultWorkloadName)
@@ -124,6 +129,7 @@ Action add_simulate_command(CLI::App& app) {
     sim::SimOptions sim_options;
     sim_options.fidelity = a->fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
     sim_options.progress = a->progress;
+    sim_options.fold = !a->no_fold;
     sim_options.library = library;
     sim_options.algorithms = algorithms;
     try {
@@ -214,6 +220,9 @@ Action add_simulate_command(CLI::App& app) {
     j["memory"] = {
         {"max_bytes_per_rank", worst_memory}, {"device_bytes", dev.memory}, {"fits", worst_memory <= dev.memory}};
     j["flows"] = r.flows;
+    j["actors"] = r.actors;
+    j["folded"] = r.folded;
+    if (!r.folded && sim_options.fidelity == sim::Fidelity::fast) j["not_folded_because"] = r.fold_note;
 
     if (!a->trace.empty()) write_file_atomically(a->trace, sim::chrome_trace(program, r.events));
     if (!a->json.empty()) write_file_atomically(a->json, j.dump(2) + "\n");
@@ -221,6 +230,12 @@ Action add_simulate_command(CLI::App& app) {
     std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(), machine.name.c_str(),
                 static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str(),
                 library.c_str());
+    if (r.folded)
+      std::printf("  simulated as          %lld actors for %lld ranks (ranks sharing a NIC folded into one; "
+                  "collectives inside a node timed analytically)\n",
+                  static_cast<long long>(r.actors), static_cast<long long>(program.grid.size()));
+    else if (sim_options.fidelity == sim::Fidelity::fast && sim_options.fold)
+      std::printf("  simulated as          one actor per rank (not folded: %s)\n", r.fold_note.c_str());
     std::printf("  iteration time        %.6g s\n", T);
     std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
                 static_cast<double>(program.tokens_per_iteration) / T, flops_per_device / 1e12,

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sim/cost_model.hpp"
+#include "sim/folding.hpp"
 #include "sim/ring_order.hpp"
 #include "topology/platform.hpp"
 
@@ -53,6 +54,11 @@ struct Shared {
   // Group layouts by (axis mask, first member): where the members sit, for the algorithms.
   std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> layouts;
   std::map<std::vector<int64_t>, std::vector<int32_t>> node_rings;  // by the devices' local indices
+  Folding fold;
+  std::vector<int64_t> rank_at_device;
+  std::map<std::pair<workloads::AxisMask, int64_t>, bool> on_node;  // (mask, first member)
+  std::map<std::tuple<int, workloads::AxisMask, double, int32_t, int32_t, int64_t>, double> node_collective_cache;
+  std::map<std::pair<workloads::AxisMask, int64_t>, double> node_ring_bandwidth;  // (mask, node)
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
@@ -81,13 +87,86 @@ struct Shared {
       }
       feeds_other_stream.push_back(std::move(feeds));
     }
-    for (int64_t r = 0; r < p.grid.size(); ++r)
-      ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
+    if (o.fidelity == Fidelity::fast && o.fold && !o.free_communication && !t.options().one_nic_per_node)
+      fold = plan_folding(p, placement, t.machine());
+    else
+      fold.reason = o.fidelity != Fidelity::fast ? "exact fidelity" : "not asked";
+    rank_at_device.assign(static_cast<size_t>(t.devices()), -1);
+    for (int64_t r = 0; r < p.grid.size(); ++r) {
+      rank_at_device[static_cast<size_t>(placement.device_of(r))] = r;
+      if (!fold.active || fold.rep[static_cast<size_t>(r)] == r)
+        ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
+    }
     next_report = ops_total / 20;
     traced.assign(static_cast<size_t>(p.grid.size()), false);
     for (int64_t r : o.trace_ranks)
       if (r >= 0 && r < p.grid.size()) traced[static_cast<size_t>(r)] = true;
     result.ranks.resize(static_cast<size_t>(p.grid.size()));
+  }
+
+  bool group_on_node(int64_t rank, workloads::AxisMask mask) {
+    const auto key = std::make_pair(mask, program.grid.group_member(rank, mask, 0));
+    const auto it = on_node.find(key);
+    if (it != on_node.end()) return it->second;
+    return on_node[key] =
+               sim::group_on_node(program, placement, topology.machine().devices_per_node(), rank, mask);
+  }
+
+  // Per-flow bandwidth of the rings of every group over `mask` on `rank`'s node, all at once.
+  double ring_bandwidth_on_node(int64_t rank, workloads::AxisMask mask) {
+    const int64_t per_node = topology.machine().devices_per_node();
+    const int64_t node = placement.device_of(rank) / per_node;
+    const auto key = std::make_pair(mask, node);
+    const auto it = node_ring_bandwidth.find(key);
+    if (it != node_ring_bandwidth.end()) return it->second;
+    std::vector<std::vector<int64_t>> rings;
+    std::vector<int64_t> firsts;
+    for (int64_t d = node * per_node; d < (node + 1) * per_node; ++d) {
+      const int64_t r = rank_at_device[static_cast<size_t>(d)];
+      if (r < 0) continue;
+      const int64_t first = program.grid.group_member(r, mask, 0);
+      if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
+      firsts.push_back(first);
+      const GroupLayout& layout = layout_of(r, mask);
+      std::vector<int64_t> ring;
+      for (int32_t k : layout.order) ring.push_back(placement.device_of(program.grid.group_member(r, mask, k)));
+      rings.push_back(std::move(ring));
+    }
+    return node_ring_bandwidth[key] = topology.rings(rings).bandwidth;
+  }
+
+  // A collective whose group is on one node, run by lockstep members (folded fast fidelity): the
+  // algorithm's steps timed with the topology's bandwidths (rings: every group of the axis on the node
+  // at once) plus latencies and the library's costs.
+  double node_collective_seconds(int64_t rank, const Op& op) {
+    const auto& grid = program.grid;
+    const int64_t per_node = topology.machine().devices_per_node();
+    const Algorithm algorithm = algorithm_for(op.kind);
+    const auto me = static_cast<int32_t>(grid.index_in_group(rank, op.group));
+    const auto key = std::make_tuple(static_cast<int>(op.kind), op.group, op.bytes, me, op.root,
+                                     placement.device_of(rank) / per_node);
+    const auto it = node_collective_cache.find(key);
+    if (it != node_collective_cache.end()) return it->second;
+    const GroupLayout& layout = layout_of(rank, op.group);
+    const auto steps = plan(op.kind, algorithm, layout, me, op.bytes, op.root, Fidelity::fast);
+    const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
+    const double ring_bw = rings ? ring_bandwidth_on_node(rank, op.group) : 0;
+    const int64_t device = placement.device_of(rank);
+    double seconds = 0;
+    for (const Step& st : steps) {
+      double transfer = 0, latency = 0;
+      for (const auto* list : {&st.sends, &st.recvs})
+        for (const Transfer& t : *list) {
+          const auto path = topology.path(device, placement.device_of(grid.group_member(rank, op.group, t.peer)));
+          const double bw = rings ? ring_bw : path.bandwidth;
+          transfer = std::max(transfer, bw > 0 ? t.bytes / bw : 0);
+          latency = std::max(latency, path.latency);
+        }
+      seconds += transfer + (1 + st.extra_latencies) * (latency + collective_step) +
+                 st.local_bytes / device_memory_bandwidth;
+      if (host_reductions) seconds += 3 * st.reduce_bytes / host_memory_bandwidth;
+    }
+    return node_collective_cache[key] = seconds;
   }
 
   void op_done(int64_t count) {
@@ -193,6 +272,7 @@ class RankActor {
         role_(shared.program.roles[static_cast<size_t>(shared.program.role_of(rank))]),
         streams_(shared.stream_ops[static_cast<size_t>(shared.program.role_of(rank))]),
         feeds_(shared.feeds_other_stream[static_cast<size_t>(shared.program.role_of(rank))]),
+        weight_(shared.fold.active ? shared.fold.weight[static_cast<size_t>(rank)] : 1),
         done_(role_.ops.size(), 0) {}
 
   void operator()() {
@@ -225,6 +305,7 @@ class RankActor {
     size_t step = 0;
     int outstanding = 0;
     double wake = -1;             // > 0: waiting for added latency until then
+    bool timed = false;           // the op ends at `wake` (a folded collective on one node)
     std::vector<void*> payloads;  // receive buffers of the current step
     // Compute ops run back to back as one execution: (op, seconds) in stream order.
     std::vector<std::pair<uint32_t, double>> batch;
@@ -285,13 +366,18 @@ class RankActor {
       const bool backward = op.stream == Stream::send_bwd || op.stream == Stream::recv_bwd;
       const int channel = backward ? kChannelBackward : kChannelForward;
       f.payloads.assign(1, nullptr);
-      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes);
+      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes * weight_);
       if (op.kind == OpKind::send)
         add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, size));
       else
         add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[0]));
       f.outstanding = 1;
       ++sh_.result.flows;
+      return;
+    }
+    if (sh_.fold.active && sh_.group_on_node(rank_, op.group)) {
+      f.timed = true;
+      f.wake = f.start + sh_.node_collective_seconds(rank_, op);
       return;
     }
     const auto& grid = sh_.program.grid;
@@ -354,7 +440,7 @@ class RankActor {
       f.payloads.assign(st.recvs.size(), nullptr);
       for (const auto& t : st.sends) {
         const int64_t peer = sh_.program.grid.group_member(rank_, op.group, t.peer);
-        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, bytes(t.bytes)));
+        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, bytes(t.bytes * weight_)));
       }
       for (size_t k = 0; k < st.recvs.size(); ++k) {
         const int64_t peer = sh_.program.grid.group_member(rank_, op.group, st.recvs[k].peer);
@@ -425,9 +511,9 @@ class RankActor {
       c.kind = op.kind;
       c.algorithm = sh_.algorithm_for(op.kind);
       c.group = op.group;
-      ++c.count;
-      c.bytes += op.bytes;
-      c.seconds += now - f.start;
+      c.count += weight_;
+      c.bytes += op.bytes * weight_;
+      c.seconds += (now - f.start) * weight_;
     }
   }
 
@@ -467,10 +553,14 @@ class RankActor {
       }
     }
     const double after = sg4::Engine::get_clock();
-    for (int s = 0; s < kStreams; ++s)
-      if (flights_[s].active && flights_[s].wake >= 0 && flights_[s].wake <= after + 1e-15 &&
-          flights_[s].outstanding == 0)
+    for (int s = 0; s < kStreams; ++s) {
+      Flight& f = flights_[s];
+      if (!f.active || f.wake < 0 || f.wake > after + 1e-15 || f.outstanding != 0) continue;
+      if (f.timed)
+        complete(s);
+      else
         step_done(s);
+    }
   }
 
   // Why the compute stream is not running: the kind of the first unfinished dependency of its next op.
@@ -518,6 +608,7 @@ class RankActor {
   const Role& role_;
   const std::array<std::vector<uint32_t>, kStreams>& streams_;
   const std::vector<uint8_t>& feeds_;
+  int32_t weight_;  // ranks this actor stands for (folding)
   std::vector<uint8_t> done_;
   size_t head_[kStreams] = {};
   Flight flights_[kStreams];
@@ -547,10 +638,38 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
     throw std::invalid_argument("the program has " + std::to_string(program.grid.size()) +
                                 " ranks but the machine only " + std::to_string(topology.devices()) + " devices");
   Shared shared(program, topology, options);
+  int64_t actors = 0;
   for (int64_t r = 0; r < program.grid.size(); ++r)
-    sg4::Actor::create("rank" + std::to_string(r), shared.host_of(r), RankActor(shared, r));
+    if (!shared.fold.active || shared.fold.rep[static_cast<size_t>(r)] == r) {
+      sg4::Actor::create("rank" + std::to_string(r), shared.host_of(r), RankActor(shared, r));
+      ++actors;
+    }
+  if (shared.fold.active)  // a represented rank's events are its representative's
+    for (int64_t r : options.trace_ranks)
+      if (r >= 0 && r < program.grid.size())
+        shared.traced[static_cast<size_t>(shared.fold.rep[static_cast<size_t>(r)])] = true;
   sg4::Engine::get_instance()->run();
   SimResult out = std::move(shared.result);
+  out.actors = actors;
+  out.folded = shared.fold.active;
+  out.fold_note = shared.fold.reason;
+  if (shared.fold.active) {
+    for (int64_t r = 0; r < program.grid.size(); ++r)
+      out.ranks[static_cast<size_t>(r)] = out.ranks[static_cast<size_t>(shared.fold.rep[static_cast<size_t>(r)])];
+    std::vector<int64_t> wanted;
+    for (int64_t r : options.trace_ranks)
+      if (r >= 0 && r < program.grid.size() && std::find(wanted.begin(), wanted.end(), r) == wanted.end())
+        wanted.push_back(r);
+    std::vector<OpEvent> events;
+    for (const OpEvent& e : out.events)
+      for (int64_t r : wanted)
+        if (shared.fold.rep[static_cast<size_t>(r)] == e.rank) {
+          OpEvent copy = e;
+          copy.rank = r;
+          events.push_back(copy);
+        }
+    out.events = std::move(events);
+  }
   for (const auto& t : out.ranks) out.iteration_time = std::max(out.iteration_time, t.end);
   const double ranks = static_cast<double>(program.grid.size());
   for (auto& [key, c] : shared.collective_stats) {

@@ -22,6 +22,9 @@ struct SimOptions {
   std::string library;
   // Algorithm per collective kind, overriding the library's choice (what-if studies).
   std::map<workloads::OpKind, Algorithm> algorithms;
+  // Fast fidelity: one actor for the ranks of a node that share a NIC (sim/folding.hpp), where the
+  // program allows it.
+  bool fold = true;
   bool free_communication = false;  // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
@@ -60,7 +63,10 @@ struct SimResult {
   std::vector<RankTimes> ranks;
   std::vector<OpEvent> events;  // of the traced ranks, in completion order
   std::vector<CollectiveStats> collectives;
-  int64_t flows = 0;  // transfers simulated
+  int64_t flows = 0;   // transfers simulated
+  int64_t actors = 0;  // SimGrid actors (ranks, or representatives when folded)
+  bool folded = false;
+  std::string fold_note;  // why the program was not folded (fast fidelity)
 };
 
 // Throws std::invalid_argument naming the op and group when an algorithm of `options` cannot run one of
