@@ -297,6 +297,24 @@ class RankActor {
  private:
   enum class Blocked { none, comm, message, other };
 
+  // What the actor needs of each of its groups, looked up once (a role has a handful of group axes).
+  struct GroupInfo {
+    workloads::AxisMask mask = 0;
+    const GroupLayout* layout = nullptr;
+    bool on_node = false;  // folded, and every member on this rank's node
+  };
+
+  const GroupInfo& group_info(workloads::AxisMask mask) {
+    for (const GroupInfo& g : groups_)
+      if (g.mask == mask) return g;
+    GroupInfo g;
+    g.mask = mask;
+    g.layout = &sh_.layout_of(rank_, mask);
+    g.on_node = sh_.fold.active && sh_.group_on_node(rank_, mask);
+    groups_.push_back(g);
+    return groups_.back();
+  }
+
   struct Flight {
     bool active = false;
     uint32_t op = 0;
@@ -375,14 +393,15 @@ class RankActor {
       ++sh_.result.flows;
       return;
     }
-    if (sh_.fold.active && sh_.group_on_node(rank_, op.group)) {
+    const GroupInfo& group = group_info(op.group);
+    if (group.on_node) {
       f.timed = true;
       f.wake = f.start + sh_.node_collective_seconds(rank_, op);
       return;
     }
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), sh_.layout_of(rank_, op.group), me, op.bytes, op.root,
+    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), *group.layout, me, op.bytes, op.root,
                    sh_.options.fidelity);
     post_step(s);
   }
@@ -421,8 +440,17 @@ class RankActor {
 
   static uint64_t bytes(double b) { return static_cast<uint64_t>(std::max(0.0, b)); }
 
+  // The mailbox of messages from `from` to `to` on a channel; one of the two is this rank, and the
+  // actor remembers the ones it uses.
   sg4::Mailbox* mailbox(int64_t to, int64_t from, int channel) {
-    return sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." + std::to_string(channel));
+    const int64_t peer = to == rank_ ? from : to;
+    const uint64_t key = (static_cast<uint64_t>(peer) << 9) | (static_cast<uint64_t>(to == rank_) << 8) |
+                         static_cast<uint64_t>(channel & 0xff);
+    auto [it, fresh] = mailboxes_.emplace(key, nullptr);
+    if (fresh)
+      it->second = sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." +
+                                         std::to_string(channel));
+    return it->second;
   }
 
   // Posts the current step of stream s's collective, skipping empty steps; completes the op when
@@ -614,6 +642,8 @@ class RankActor {
   Flight flights_[kStreams];
   std::vector<sg4::ActivityPtr> activities_;
   std::vector<int> owners_;
+  std::vector<GroupInfo> groups_;
+  std::unordered_map<uint64_t, sg4::Mailbox*> mailboxes_;
 };
 
 }  // namespace
