@@ -50,9 +50,8 @@ std::map<workloads::OpKind, sim::Algorithm> parse_algorithms(const std::vector<s
                                           "all_gather, all_to_all, broadcast, reduce");
     const auto algorithm = sim::parse_algorithm(algo_name);
     if (!algorithm)
-      throw InputError("--algorithm", "\"" + spec +
-                                          "\": unknown algorithm \"" + algo_name +
-                                          "\" (ring, recursive, tree, hierarchical, binomial_tree, pairwise)");
+      throw InputError("--algorithm", "\"" + spec + "\": unknown algorithm \"" + algo_name +
+                                          "\" (ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct)");
     if (!sim::supports(*algorithm, *kind))
       throw InputError("--algorithm", "\"" + spec + "\": " + algo_name + " cannot run " + kind_name);
     out[*kind] = *algorithm;
@@ -94,7 +93,7 @@ Action add_simulate_command(CLI::App& app) {
       ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
   cmd->add_option("--algorithm", a->algorithms,
                   "KIND=ALGORITHM: run this collective kind with this algorithm instead of the library's choice "
-                  "(ring, recursive, tree, hierarchical, binomial_tree, pairwise); repeatable, e.g. "
+                  "(ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct); repeatable, e.g. "
                   "--algorithm all_reduce=tree");
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
@@ -203,6 +202,10 @@ Action add_simulate_command(CLI::App& app) {
       j["stages"].push_back(
           {{"stage", s}, {"compute", c / n}, {"exposed_comm", e / n}, {"bubble", b / n}, {"other_idle", o / n}});
     }
+    // Per rank, in rank order: [compute, exposed communication, bubble, other idle] seconds.
+    nlohmann::json per_rank = nlohmann::json::array();
+    for (const auto& t : r.ranks) per_rank.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
+    j["ranks_compute_exposed_bubble_other"] = std::move(per_rank);
     for (const auto& c : r.collectives) {
       const double algbw = c.seconds > 0 ? c.bytes / c.seconds : 0;
       j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
@@ -212,6 +215,8 @@ Action add_simulate_command(CLI::App& app) {
                                   {"count", c.count},
                                   {"bytes", c.bytes},
                                   {"seconds", c.seconds},
+                                  {"exposed_seconds", c.exposed},
+                                  {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
                                   {"algbw", algbw},
                                   {"busbw", algbw * bus_factor(c.kind, static_cast<double>(c.group_size))}});
     }
@@ -231,9 +236,10 @@ Action add_simulate_command(CLI::App& app) {
                 static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str(),
                 library.c_str());
     if (r.folded)
-      std::printf("  simulated as          %lld actors for %lld ranks (ranks sharing a NIC folded into one; "
-                  "collectives inside a node timed analytically)\n",
-                  static_cast<long long>(r.actors), static_cast<long long>(program.grid.size()));
+      std::printf(
+          "  simulated as          %lld actors for %lld ranks (ranks sharing a NIC folded into one; "
+          "collectives inside a node timed analytically)\n",
+          static_cast<long long>(r.actors), static_cast<long long>(program.grid.size()));
     else if (sim_options.fidelity == sim::Fidelity::fast && sim_options.fold)
       std::printf("  simulated as          one actor per rank (not folded: %s)\n", r.fold_note.c_str());
     std::printf("  iteration time        %.6g s\n", T);
@@ -250,14 +256,15 @@ Action add_simulate_command(CLI::App& app) {
       std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", s["stage"].get<int>(), s["compute"].get<double>(),
                   s["exposed_comm"].get<double>(), s["bubble"].get<double>(), s["other_idle"].get<double>());
     if (j.contains("collectives")) {
-      std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
-                  "group", "size", "count", "bytes", "time [s]", "algbw GB/s", "busbw GB/s");
+      std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
+                  "group", "size", "count", "bytes", "time [s]", "exposed [s]", "algbw GB/s", "busbw GB/s");
       for (const auto& c : j["collectives"])
-        std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %10.4g %10.4g\n",
+        std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %12.6g %10.4g %10.4g\n",
                     c["kind"].get<std::string>().c_str(), c["algorithm"].get<std::string>().c_str(),
                     c["group"].get<std::string>().c_str(), static_cast<long long>(c["group_size"].get<int64_t>()),
                     static_cast<long long>(c["count"].get<int64_t>()), c["bytes"].get<double>(),
-                    c["seconds"].get<double>(), c["algbw"].get<double>() / 1e9, c["busbw"].get<double>() / 1e9);
+                    c["seconds"].get<double>(), c["exposed_seconds"].get<double>(), c["algbw"].get<double>() / 1e9,
+                    c["busbw"].get<double>() / 1e9);
     }
     std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", worst_memory / (1 << 30), dev.memory / (1 << 30));
     if (worst_memory > dev.memory) std::printf("  — OUT OF MEMORY: this configuration does not fit (simulated anyway)");

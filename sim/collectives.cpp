@@ -21,13 +21,15 @@ const char* to_string(Algorithm a) {
       return "binomial_tree";
     case Algorithm::pairwise:
       return "pairwise";
+    case Algorithm::direct:
+      return "direct";
   }
   return "?";
 }
 
 std::optional<Algorithm> parse_algorithm(const std::string& name) {
   for (Algorithm a : {Algorithm::ring, Algorithm::recursive, Algorithm::tree, Algorithm::hierarchical,
-                      Algorithm::binomial_tree, Algorithm::pairwise})
+                      Algorithm::binomial_tree, Algorithm::pairwise, Algorithm::direct})
     if (name == to_string(a)) return a;
   return std::nullopt;
 }
@@ -45,6 +47,7 @@ bool supports(Algorithm algorithm, OpKind kind) {
     case Algorithm::binomial_tree:
       return kind == OpKind::broadcast || kind == OpKind::reduce;
     case Algorithm::pairwise:
+    case Algorithm::direct:
       return kind == OpKind::all_to_all;
   }
   return false;
@@ -81,7 +84,9 @@ namespace {
 
 using Order = std::vector<int32_t>;  // group indices, in the order an algorithm visits them
 
-bool power_of_two(int32_t q) { return q > 0 && (q & (q - 1)) == 0; }
+bool power_of_two(int32_t q) {
+  return q > 0 && (q & (q - 1)) == 0;
+}
 
 int32_t position(const Order& order, int32_t me) {
   return static_cast<int32_t>(std::find(order.begin(), order.end(), me) - order.begin());
@@ -250,8 +255,7 @@ std::vector<Step> double_tree(int32_t p, int32_t me, double bytes) {
 // in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
 // reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. Groups whose
 // nodes hold different numbers of members fall back to rings.
-std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t me, double bytes,
-                               Fidelity fidelity) {
+std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, Fidelity fidelity) {
   const int32_t m = layout.members_per_node();
   const auto by_node = members_by_node(layout);
   const auto nodes = static_cast<int32_t>(by_node.size());
@@ -372,6 +376,8 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layo
       return binomial(p, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce);
     case Algorithm::pairwise:
       return pairwise(p, me, bytes, fidelity);
+    case Algorithm::direct:
+      return pairwise(p, me, bytes, Fidelity::fast);  // every exchange in one step
   }
   return {};
 }

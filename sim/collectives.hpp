@@ -21,8 +21,9 @@ enum class Fidelity { exact, fast };
 // tree: NCCL's pipelined double binary tree (all-reduce).
 // hierarchical: PCCL's two-level design (seed 002 §6.2): intra-node ring, inter-node recursive
 //   doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
-// binomial_tree: broadcast and reduce. pairwise: all-to-all.
-enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise };
+// binomial_tree: broadcast and reduce. pairwise: all-to-all, one peer per step. direct: all-to-all,
+// every peer at once.
+enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct };
 
 const char* to_string(Algorithm a);
 std::optional<Algorithm> parse_algorithm(const std::string& name);
@@ -67,8 +68,8 @@ Algorithm default_algorithm(workloads::OpKind kind, const std::string& library =
 // Member `me` of a group laid out as `layout`: its steps for a collective whose buffer is `bytes`
 // (the nccl-tests size: all-gather output, reduce-scatter input), rooted at `root` for
 // broadcast/reduce. Throws std::invalid_argument for an algorithm the kind or group cannot use.
-std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me,
-                       double bytes, int32_t root, Fidelity fidelity);
+std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
+                       int32_t root, Fidelity fidelity);
 inline std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, int32_t size, int32_t me, double bytes,
                               int32_t root, Fidelity fidelity) {
   return plan(kind, algorithm, GroupLayout::flat(size), me, bytes, root, fidelity);

@@ -108,8 +108,7 @@ struct Shared {
     const auto key = std::make_pair(mask, program.grid.group_member(rank, mask, 0));
     const auto it = on_node.find(key);
     if (it != on_node.end()) return it->second;
-    return on_node[key] =
-               sim::group_on_node(program, placement, topology.machine().devices_per_node(), rank, mask);
+    return on_node[key] = sim::group_on_node(program, placement, topology.machine().devices_per_node(), rank, mask);
   }
 
   // Per-flow bandwidth of the rings of every group over `mask` on `rank`'s node, all at once.
@@ -162,8 +161,8 @@ struct Shared {
           transfer = std::max(transfer, bw > 0 ? t.bytes / bw : 0);
           latency = std::max(latency, path.latency);
         }
-      seconds += transfer + (1 + st.extra_latencies) * (latency + collective_step) +
-                 st.local_bytes / device_memory_bandwidth;
+      seconds +=
+          transfer + (1 + st.extra_latencies) * (latency + collective_step) + st.local_bytes / device_memory_bandwidth;
       if (host_reductions) seconds += 3 * st.reduce_bytes / host_memory_bandwidth;
     }
     return node_collective_cache[key] = seconds;
@@ -174,7 +173,8 @@ struct Shared {
     if (!options.progress || ops_done < next_report || ops_total == 0) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double fraction = static_cast<double>(ops_done) / static_cast<double>(ops_total);
-    std::fprintf(stderr, "paratwin simulate: %3.0f%% of %lld ops (simulated %.4g s), %.0f s elapsed, about %.0f s left\n",
+    std::fprintf(stderr,
+                 "paratwin simulate: %3.0f%% of %lld ops (simulated %.4g s), %.0f s elapsed, about %.0f s left\n",
                  100 * fraction, static_cast<long long>(ops_total), sg4::Engine::get_clock(), elapsed,
                  elapsed * (1 - fraction) / fraction);
     while (next_report <= ops_done) next_report += std::max<int64_t>(1, ops_total / 20);
@@ -246,7 +246,8 @@ struct Shared {
     const int64_t per_node = topology.machine().devices_per_node();
     std::vector<std::vector<int32_t>> by_node;
     for (int32_t k = 0; k < static_cast<int32_t>(node.size()); ++k) {
-      if (by_node.size() <= static_cast<size_t>(node[static_cast<size_t>(k)])) by_node.resize(node[static_cast<size_t>(k)] + 1);
+      if (by_node.size() <= static_cast<size_t>(node[static_cast<size_t>(k)]))
+        by_node.resize(node[static_cast<size_t>(k)] + 1);
       by_node[static_cast<size_t>(node[static_cast<size_t>(k)])].push_back(k);
     }
     std::vector<int32_t> order;
@@ -401,8 +402,7 @@ class RankActor {
     }
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), *group.layout, me, op.bytes, op.root,
-                   sh_.options.fidelity);
+    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
     post_step(s);
   }
 
@@ -448,8 +448,8 @@ class RankActor {
                          static_cast<uint64_t>(channel & 0xff);
     auto [it, fresh] = mailboxes_.emplace(key, nullptr);
     if (fresh)
-      it->second = sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." +
-                                         std::to_string(channel));
+      it->second =
+          sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." + std::to_string(channel));
     return it->second;
   }
 
@@ -592,13 +592,18 @@ class RankActor {
   }
 
   // Why the compute stream is not running: the kind of the first unfinished dependency of its next op.
-  Blocked compute_blocked_on() const {
+  // Sets blocking_op_ to the collective it waits for, if any.
+  Blocked compute_blocked_on() {
+    blocking_op_ = -1;
     const int c = static_cast<int>(Stream::compute);
     if (flights_[c].active) return Blocked::none;
     const auto& ops = streams_[static_cast<size_t>(c)];
     if (head_[c] >= ops.size()) {
       for (int s = 0; s < kStreams; ++s)
-        if (flights_[s].active && workloads::is_collective(role_.ops[flights_[s].op].kind)) return Blocked::comm;
+        if (flights_[s].active && workloads::is_collective(role_.ops[flights_[s].op].kind)) {
+          blocking_op_ = flights_[s].op;
+          return Blocked::comm;
+        }
       return Blocked::other;
     }
     const Op& next = role_.ops[ops[head_[c]]];
@@ -607,7 +612,10 @@ class RankActor {
       if (done_[d[k]]) continue;
       const OpKind kind = role_.ops[d[k]].kind;
       if (kind == OpKind::recv || kind == OpKind::send) return Blocked::message;
-      if (workloads::is_collective(kind)) return Blocked::comm;
+      if (workloads::is_collective(kind)) {
+        blocking_op_ = d[k];
+        return Blocked::comm;
+      }
       return Blocked::other;
     }
     return Blocked::other;
@@ -621,6 +629,13 @@ class RankActor {
         break;
       case Blocked::comm:
         t.exposed_comm += seconds;
+        if (blocking_op_ >= 0) {
+          const Op& op = role_.ops[static_cast<size_t>(blocking_op_)];
+          auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
+          c.kind = op.kind;
+          c.group = op.group;
+          c.exposed += seconds * weight_;
+        }
         break;
       case Blocked::message:
         t.bubble += seconds;
@@ -638,6 +653,7 @@ class RankActor {
   const std::vector<uint8_t>& feeds_;
   int32_t weight_;  // ranks this actor stands for (folding)
   std::vector<uint8_t> done_;
+  int64_t blocking_op_ = -1;  // the collective the compute stream waits for (exposed communication)
   size_t head_[kStreams] = {};
   Flight flights_[kStreams];
   std::vector<sg4::ActivityPtr> activities_;
@@ -708,6 +724,7 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
     c.count = static_cast<int64_t>(static_cast<double>(c.count) / ranks + 0.5);
     c.bytes /= ranks;
     c.seconds /= ranks;
+    c.exposed /= ranks;
     out.collectives.push_back(c);
   }
   return out;

@@ -56,6 +56,7 @@ struct CollectiveStats {
   int64_t count = 0;   // per rank
   double bytes = 0;    // per rank
   double seconds = 0;  // per rank, summed over its collectives (start to end)
+  double exposed = 0;  // per rank: time the compute stream waited for these collectives
 };
 
 struct SimResult {

@@ -67,8 +67,8 @@ Folding plan_folding(const workloads::Program& program, const workloads::Placeme
       std::set<int64_t> nodes;
       for (int64_t k = 0; k < program.grid.group_size(mask); ++k) {
         const int64_t m = program.grid.group_member(r, mask, k);
-        if (f.rep[static_cast<size_t>(m)] != m || f.weight[static_cast<size_t>(m)] != f.weight[static_cast<size_t>(r)] ||
-            !nodes.insert(node_of(m)).second)
+        if (f.rep[static_cast<size_t>(m)] != m ||
+            f.weight[static_cast<size_t>(m)] != f.weight[static_cast<size_t>(r)] || !nodes.insert(node_of(m)).second)
           return unfolded("rank " + std::to_string(r) + "'s group \"" + program.grid.mask_name(mask) +
                           "\" has several members on one node and members on other nodes");
       }

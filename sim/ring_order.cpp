@@ -15,11 +15,13 @@ std::vector<int32_t> fastest_ring(const topology::Topology& topology, const std:
   int best_links = 0;
   std::vector<int64_t> ring(static_cast<size_t>(m));
   do {
-    for (int32_t k = 0; k < m; ++k) ring[static_cast<size_t>(k)] = devices[static_cast<size_t>(perm[static_cast<size_t>(k)])];
+    for (int32_t k = 0; k < m; ++k)
+      ring[static_cast<size_t>(k)] = devices[static_cast<size_t>(perm[static_cast<size_t>(k)])];
     const double bandwidth = topology.rings({ring}).bandwidth;
     if (bandwidth < best_bandwidth * (1 - 1e-12)) continue;
     int links = 0;
-    for (int32_t k = 0; k < m; ++k) links += topology.path(ring[static_cast<size_t>(k)], ring[static_cast<size_t>((k + 1) % m)]).links;
+    for (int32_t k = 0; k < m; ++k)
+      links += topology.path(ring[static_cast<size_t>(k)], ring[static_cast<size_t>((k + 1) % m)]).links;
     if (bandwidth > best_bandwidth * (1 + 1e-12) || links < best_links) {
       best_bandwidth = bandwidth;
       best_links = links;

@@ -136,6 +136,16 @@ TEST(Algorithms, HierarchicalAllGatherIsInterNodeThenIntraNodeThenShuffle) {
   EXPECT_EQ(odd.steps, 2u + 3u);
 }
 
+TEST(Algorithms, AllToAllPairwiseOrDirect) {
+  const double n = 64e6;
+  const auto pairwise = check_plan(OpKind::all_to_all, ps::Algorithm::pairwise, ps::GroupLayout::flat(8), n);
+  EXPECT_EQ(pairwise.steps, 7u);
+  EXPECT_DOUBLE_EQ(pairwise.sent, 7.0 / 8 * n);
+  const auto direct = check_plan(OpKind::all_to_all, ps::Algorithm::direct, ps::GroupLayout::flat(8), n);
+  EXPECT_EQ(direct.steps, 1u);
+  EXPECT_DOUBLE_EQ(direct.received, 7.0 / 8 * n);
+}
+
 TEST(Algorithms, LibrariesChooseTheirAlgorithms) {
   EXPECT_EQ(ps::default_algorithm(OpKind::all_gather, "rccl"), ps::Algorithm::ring);
   EXPECT_EQ(ps::default_algorithm(OpKind::reduce_scatter, "pccl"), ps::Algorithm::hierarchical);

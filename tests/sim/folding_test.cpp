@@ -1,13 +1,14 @@
 // Folding (fast fidelity at scale): the ranks of a node that share a NIC run as one actor, collectives
 // inside a node are timed analytically. It must divide the actors, refuse programs it cannot fold, and
 // predict within a few percent of simulating every rank.
+#include "sim/folding.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
-#include "sim/folding.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 #include "workloads/lower.hpp"
@@ -67,11 +68,12 @@ TEST(Folding, RefusesGroupsSplitAcrossNodesAndStagesSharingANode) {
   EXPECT_FALSE(f.active);
   EXPECT_NE(f.reason.find("several members on one node"), std::string::npos) << f.reason;
   // Two pipeline stages on one node.
-  nlohmann::json j = {{"name", "pp"},
-                      {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
-                      {"training", {{"global_batch", 16}, {"micro_batch", 2}}},
-                      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}, {"pipeline", {{"stages", 2}}}}},
-                      {"placement", {{"devices_per_node", 8}}}};
+  nlohmann::json j = {
+      {"name", "pp"},
+      {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
+      {"training", {{"global_batch", 16}, {"micro_batch", 2}}},
+      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}, {"pipeline", {{"stages", 2}}}}},
+      {"placement", {{"devices_per_node", 8}}}};
   const auto pp = pw::lower(pw::parse_workload(j, "pp"));
   const auto g = paratwin::sim::plan_folding(pp, pp.placement(), machine);
   EXPECT_FALSE(g.active);
