@@ -4,7 +4,7 @@
 # over data parallelism: 64 GCDs per replica, 16 sequences per replica. Prints one row per rank count:
 # wall seconds, peak RSS, SimGrid actors, transfers simulated and the predicted iteration time.
 # Usage: bench/simulate_scaling.sh [RANKS...]   (default: 1024 2048 4096 8192)
-# Extra simulate options (e.g. --no-fold) go in PARATWIN_OPTIONS.
+# Extra simulate options (e.g. --fold) go in PARATWIN_OPTIONS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 paratwin=${PARATWIN:-$root/build/cli/paratwin}

@@ -24,7 +24,7 @@ struct SimOptions {
   std::map<workloads::OpKind, Algorithm> algorithms;
   // Fast fidelity: one actor for the ranks of a node that share a NIC (sim/folding.hpp), where the
   // program allows it.
-  bool fold = true;
+  bool fold = false;
   bool free_communication = false;  // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
