@@ -39,6 +39,7 @@ struct Shared {
   workloads::PlacementMap placement;
   std::vector<std::array<std::vector<uint32_t>, kStreams>> stream_ops;  // per role, per stream
   std::vector<std::vector<uint8_t>> feeds_other_stream;                 // per role, per op
+  std::vector<bool> one_compute_stream;  // per role: all its compute runs on one stream (never two kernels at once)
   std::vector<bool> traced;
   SimResult result;
   std::map<std::pair<int, workloads::AxisMask>, CollectiveStats> collective_stats;
@@ -78,6 +79,11 @@ struct Shared {
     for (const Role& role : p.roles) {
       std::array<std::vector<uint32_t>, kStreams> per;
       for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
+      int computing = 0;
+      for (int st = 0; st < kStreams; ++st)
+        computing += std::any_of(per[static_cast<size_t>(st)].begin(), per[static_cast<size_t>(st)].end(),
+                                 [&](uint32_t i) { return workloads::is_compute(role.ops[i].kind); });
+      one_compute_stream.push_back(computing <= 1);
       stream_ops.push_back(std::move(per));
       std::vector<uint8_t> feeds(role.ops.size(), 0);
       for (const Op& op : role.ops) {
@@ -273,6 +279,7 @@ class RankActor {
         role_(shared.program.roles[static_cast<size_t>(shared.program.role_of(rank))]),
         streams_(shared.stream_ops[static_cast<size_t>(shared.program.role_of(rank))]),
         feeds_(shared.feeds_other_stream[static_cast<size_t>(shared.program.role_of(rank))]),
+        role_index_(static_cast<size_t>(shared.program.role_of(rank))),
         weight_(shared.fold.active ? shared.fold.weight[static_cast<size_t>(rank)] : 1),
         done_(role_.ops.size(), 0) {}
 
@@ -324,7 +331,7 @@ class RankActor {
     size_t step = 0;
     int outstanding = 0;
     double wake = -1;             // > 0: waiting for added latency until then
-    bool timed = false;           // the op ends at `wake` (a folded collective on one node)
+    bool timed = false;           // the op ends at `wake` (compute alone on its device, folded collective)
     std::vector<void*> payloads;  // receive buffers of the current step
     // Compute ops run back to back as one execution: (op, seconds) in stream order.
     std::vector<std::pair<uint32_t, double>> batch;
@@ -366,6 +373,13 @@ class RankActor {
     f.start = sg4::Engine::get_clock();
     if (workloads::is_compute(op.kind)) {
       const double seconds = batch_compute(s, i);
+      if (seconds > 0 && sh_.one_compute_stream[static_cast<size_t>(role_index_)]) {
+        // Nothing else computes on this device: a timer ends the work exactly when an execution would,
+        // without an activity for SimGrid to manage.
+        f.timed = true;
+        f.wake = f.start + seconds;
+        return;
+      }
       if (seconds > 0) {
         add_activity(s, sg4::this_actor::exec_async(seconds * sh_.cost.host_speed()));
         f.outstanding = 1;
@@ -651,6 +665,7 @@ class RankActor {
   const Role& role_;
   const std::array<std::vector<uint32_t>, kStreams>& streams_;
   const std::vector<uint8_t>& feeds_;
+  size_t role_index_;
   int32_t weight_;  // ranks this actor stands for (folding)
   std::vector<uint8_t> done_;
   int64_t blocking_op_ = -1;  // the collective the compute stream waits for (exposed communication)
