@@ -1,11 +1,9 @@
 // Folding (fast fidelity at scale): the ranks of a node that share a NIC run as one actor, collectives
 // inside a node are timed analytically. It must divide the actors, refuse programs it cannot fold, and
 // predict within a few percent of simulating every rank.
-#include "sim/folding.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
@@ -46,39 +44,6 @@ std::vector<double> simulate(const pw::Program& program, bool fold) {
 }
 
 }  // namespace
-
-TEST(Folding, RanksSharingANicBecomeOneActor) {
-  const auto program = four_d(2, 2, 2, 4);
-  const auto machine = pt::resolve_machine("frontier");
-  const auto f = paratwin::sim::plan_folding(program, program.placement(), machine);
-  ASSERT_TRUE(f.active) << f.reason;
-  EXPECT_EQ(f.actors, 16);  // 32 GCDs, two per NIC
-  for (int64_t r = 0; r < 32; ++r) {
-    // GCDs 2k and 2k+1 of a node share NIC k: the even one stands for both.
-    EXPECT_EQ(f.rep[static_cast<size_t>(r)], r - r % 2) << r;
-    EXPECT_EQ(f.weight[static_cast<size_t>(r)], r % 2 == 0 ? 2 : 0) << r;
-  }
-}
-
-TEST(Folding, RefusesGroupsSplitAcrossNodesAndStagesSharingANode) {
-  const auto machine = pt::resolve_machine("frontier");
-  // z = 16: each z group has 8 members on each of two nodes.
-  const auto split = four_d(1, 1, 16, 1);
-  const auto f = paratwin::sim::plan_folding(split, split.placement(), machine);
-  EXPECT_FALSE(f.active);
-  EXPECT_NE(f.reason.find("several members on one node"), std::string::npos) << f.reason;
-  // Two pipeline stages on one node.
-  nlohmann::json j = {
-      {"name", "pp"},
-      {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
-      {"training", {{"global_batch", 16}, {"micro_batch", 2}}},
-      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}, {"pipeline", {{"stages", 2}}}}},
-      {"placement", {{"devices_per_node", 8}}}};
-  const auto pp = pw::lower(pw::parse_workload(j, "pp"));
-  const auto g = paratwin::sim::plan_folding(pp, pp.placement(), machine);
-  EXPECT_FALSE(g.active);
-  EXPECT_NE(g.reason.find("different pipeline stages"), std::string::npos) << g.reason;
-}
 
 TEST(Folding, PredictsWithinFivePercentOfEveryRank) {
   for (const auto& [x, y, z] : {std::array<int64_t, 3>{2, 2, 2}, std::array<int64_t, 3>{4, 1, 2}}) {

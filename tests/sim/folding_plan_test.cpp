@@ -1,0 +1,59 @@
+// Which ranks fold into one actor (sim/folding.hpp): no simulation, so it also runs under the sanitizers.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/folding.hpp"
+#include "topology/machine.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+namespace pt = paratwin::topology;
+
+namespace {
+
+// A 4-D GPT on Frontier: x·y·z on one node (8 GCDs), data-parallel replicas on other nodes.
+pw::Program four_d(int64_t x, int64_t y, int64_t z, int64_t data) {
+  nlohmann::json j = {
+      {"name", "fold"},
+      {"model", {{"layers", 4}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 2048}, {"vocab", 51200}}},
+      {"training", {{"global_batch", 4 * data}, {"micro_batch", 4}, {"dtype", "bf16"}, {"checkpointing", "full"}}},
+      {"parallelism", {{"data", {{"size", data}}}, {"tensor", {{"mode", "axonn"}, {"x", x}, {"y", y}, {"z", z}}}}},
+      {"placement", {{"order", {"x", "y", "z", "pipe", "data"}}, {"devices_per_node", 8}}}};
+  return pw::lower(pw::parse_workload(j, "fold"));
+}
+
+}  // namespace
+
+TEST(Folding, RanksSharingANicBecomeOneActor) {
+  const auto program = four_d(2, 2, 2, 4);
+  const auto machine = pt::resolve_machine("frontier");
+  const auto f = paratwin::sim::plan_folding(program, program.placement(), machine);
+  ASSERT_TRUE(f.active) << f.reason;
+  EXPECT_EQ(f.actors, 16);  // 32 GCDs, two per NIC
+  for (int64_t r = 0; r < 32; ++r) {
+    // GCDs 2k and 2k+1 of a node share NIC k: the even one stands for both.
+    EXPECT_EQ(f.rep[static_cast<size_t>(r)], r - r % 2) << r;
+    EXPECT_EQ(f.weight[static_cast<size_t>(r)], r % 2 == 0 ? 2 : 0) << r;
+  }
+}
+
+TEST(Folding, RefusesGroupsSplitAcrossNodesAndStagesSharingANode) {
+  const auto machine = pt::resolve_machine("frontier");
+  // z = 16: each z group has 8 members on each of two nodes.
+  const auto split = four_d(1, 1, 16, 1);
+  const auto f = paratwin::sim::plan_folding(split, split.placement(), machine);
+  EXPECT_FALSE(f.active);
+  EXPECT_NE(f.reason.find("several members on one node"), std::string::npos) << f.reason;
+  // Two pipeline stages on one node.
+  nlohmann::json j = {
+      {"name", "pp"},
+      {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
+      {"training", {{"global_batch", 16}, {"micro_batch", 2}}},
+      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}, {"pipeline", {{"stages", 2}}}}},
+      {"placement", {{"devices_per_node", 8}}}};
+  const auto pp = pw::lower(pw::parse_workload(j, "pp"));
+  const auto g = paratwin::sim::plan_folding(pp, pp.placement(), machine);
+  EXPECT_FALSE(g.active);
+  EXPECT_NE(g.reason.find("different pipeline stages"), std::string::npos) << g.reason;
+}
