@@ -11,7 +11,7 @@
 
 #include "sim/cost_model.hpp"
 #include "sim/folding.hpp"
-#include "sim/ring_order.hpp"
+#include "sim/group_layouts.hpp"
 #include "topology/platform.hpp"
 
 namespace paratwin::sim {
@@ -37,6 +37,8 @@ struct Shared {
   CostModel cost;
   topology::Platform platform;
   workloads::PlacementMap placement;
+  std::string library;
+  GroupLayouts layouts;
   std::vector<std::array<std::vector<uint32_t>, kStreams>> stream_ops;  // per role, per stream
   std::vector<std::vector<uint8_t>> feeds_other_stream;                 // per role, per op
   std::vector<bool> one_compute_stream;  // per role: all its compute runs on one stream (never two kernels at once)
@@ -47,14 +49,10 @@ struct Shared {
   // Progress: ops done over all ranks, reported at every 5 % with the wall time and an estimate of what is left.
   int64_t ops_total = 0, ops_done = 0, next_report = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::string library;
   bool host_reductions = false;
   double host_memory_bandwidth = 1;
   double device_memory_bandwidth = 1;
   double collective_step = 0;
-  // Group layouts by (axis mask, first member): where the members sit, for the algorithms.
-  std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> layouts;
-  std::map<std::vector<int64_t>, std::vector<int32_t>> node_rings;  // by the devices' local indices
   Folding fold;
   std::vector<int64_t> rank_at_device;
   std::map<std::pair<workloads::AxisMask, int64_t>, bool> on_node;  // (mask, first member)
@@ -68,8 +66,9 @@ struct Shared {
         cost(t.machine()),
         platform(topology::build_platform(t, o.free_communication)),
         placement(p.placement()),
+        library(o.library.empty() ? t.machine().profile.library : o.library),
+        layouts(p, placement, t, library),
         pipe_axis(p.grid.axis_index("pipe")) {
-    library = o.library.empty() ? t.machine().profile.library : o.library;
     const auto& host = t.machine().node.host;
     host_reductions = library == "cray-mpich" || library == "mpi";
     host_memory_bandwidth = host.memory_bandwidth > 0 ? host.memory_bandwidth : 100e9;
@@ -132,7 +131,7 @@ struct Shared {
       const int64_t first = program.grid.group_member(r, mask, 0);
       if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
       firsts.push_back(first);
-      const GroupLayout& layout = layout_of(r, mask);
+      const GroupLayout& layout = layouts.of(r, mask);
       std::vector<int64_t> ring;
       for (int32_t k : layout.order) ring.push_back(placement.device_of(program.grid.group_member(r, mask, k)));
       rings.push_back(std::move(ring));
@@ -152,7 +151,7 @@ struct Shared {
                                      placement.device_of(rank) / per_node);
     const auto it = node_collective_cache.find(key);
     if (it != node_collective_cache.end()) return it->second;
-    const GroupLayout& layout = layout_of(rank, op.group);
+    const GroupLayout& layout = layouts.of(rank, op.group);
     const auto steps = plan(op.kind, algorithm, layout, me, op.bytes, op.root, Fidelity::fast);
     const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
     const double ring_bw = rings ? ring_bandwidth_on_node(rank, op.group) : 0;
@@ -191,83 +190,6 @@ struct Shared {
   Algorithm algorithm_for(OpKind kind) const {
     const auto it = options.algorithms.find(kind);
     return it != options.algorithms.end() ? it->second : default_algorithm(kind, library);
-  }
-
-  // The nodes of `rank`'s group along `mask`, and the rings NCCL/RCCL run across them: one per NIC
-  // that a node's members use (the other libraries run one ring).
-  const GroupLayout& layout_of(int64_t rank, workloads::AxisMask mask) {
-    const auto& grid = program.grid;
-    const auto key = std::make_pair(mask, grid.group_member(rank, mask, 0));
-    auto it = layouts.find(key);
-    if (it != layouts.end()) return it->second;
-    const auto& machine = topology.machine();
-    const int64_t per_node = machine.devices_per_node();
-    const auto size = static_cast<int32_t>(grid.group_size(mask));
-    GroupLayout layout;
-    std::map<int64_t, int32_t> number;  // node -> order of first appearance
-    for (int32_t k = 0; k < size; ++k) {
-      const int64_t device = placement.device_of(grid.group_member(rank, mask, k));
-      layout.node.push_back(number.emplace(device / per_node, static_cast<int32_t>(number.size())).first->second);
-    }
-    layout.order = ring_order(rank, mask, layout.node);
-    if ((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node)
-      layout.channel_offsets = channel_offsets(rank, mask, layout);
-    return layouts.emplace(key, std::move(layout)).first->second;
-  }
-
-  // NCCL/RCCL channels: one ring per NIC that the members of the first node use, entering and leaving
-  // each node through two neighbours in ring order that this NIC serves (NIC k to NIC k: no detour
-  // through other switches), or evenly spaced when the ring pairs no such neighbours.
-  std::vector<int32_t> channel_offsets(int64_t rank, workloads::AxisMask mask, const GroupLayout& layout) const {
-    const auto& machine = topology.machine();
-    const int64_t per_node = machine.devices_per_node();
-    std::vector<int> nics;  // NIC of each member of the first node, in ring order
-    for (int32_t k : layout.order) {
-      if (layout.node[static_cast<size_t>(k)] != 0) break;
-      nics.push_back(machine.nic_of(placement.device_of(program.grid.group_member(rank, mask, k)) % per_node));
-    }
-    const auto m = static_cast<int32_t>(nics.size());
-    std::vector<int> distinct;
-    for (int nic : nics)
-      if (nic >= 0 && std::find(distinct.begin(), distinct.end(), nic) == distinct.end()) distinct.push_back(nic);
-    if (distinct.size() <= 1) return {};
-    std::vector<int32_t> offsets;
-    for (int nic : distinct)
-      for (int32_t o = 0; o < m; ++o)
-        if (nics[static_cast<size_t>(o)] == nic && nics[static_cast<size_t>((o + m - 1) % m)] == nic) {
-          offsets.push_back(o);
-          break;
-        }
-    if (offsets.size() == distinct.size()) return offsets;
-    offsets.clear();
-    const auto c = static_cast<int32_t>(distinct.size());
-    for (int32_t k = 0; k < c; ++k) offsets.push_back(k * m / c);
-    return offsets;
-  }
-
-  // Members in ring order: inside each node along the fastest ring through the node's devices (the same
-  // on every node that holds the same devices), node after node.
-  std::vector<int32_t> ring_order(int64_t rank, workloads::AxisMask mask, const std::vector<int32_t>& node) {
-    const auto& grid = program.grid;
-    const int64_t per_node = topology.machine().devices_per_node();
-    std::vector<std::vector<int32_t>> by_node;
-    for (int32_t k = 0; k < static_cast<int32_t>(node.size()); ++k) {
-      if (by_node.size() <= static_cast<size_t>(node[static_cast<size_t>(k)]))
-        by_node.resize(node[static_cast<size_t>(k)] + 1);
-      by_node[static_cast<size_t>(node[static_cast<size_t>(k)])].push_back(k);
-    }
-    std::vector<int32_t> order;
-    for (const auto& members : by_node) {
-      std::vector<int64_t> devices, locals;
-      for (int32_t k : members) {
-        devices.push_back(placement.device_of(grid.group_member(rank, mask, k)));
-        locals.push_back(devices.back() % per_node);
-      }
-      auto it = node_rings.find(locals);
-      if (it == node_rings.end()) it = node_rings.emplace(locals, fastest_ring(topology, devices)).first;
-      for (int32_t pos : it->second) order.push_back(members[static_cast<size_t>(pos)]);
-    }
-    return order;
   }
 };
 
@@ -317,7 +239,7 @@ class RankActor {
       if (g.mask == mask) return g;
     GroupInfo g;
     g.mask = mask;
-    g.layout = &sh_.layout_of(rank_, mask);
+    g.layout = &sh_.layouts.of(rank_, mask);
     g.on_node = sh_.fold.active && sh_.group_on_node(rank_, mask);
     groups_.push_back(g);
     return groups_.back();
