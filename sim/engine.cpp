@@ -12,6 +12,7 @@
 #include "sim/cost_model.hpp"
 #include "sim/folding.hpp"
 #include "sim/group_layouts.hpp"
+#include "sim/node_collectives.hpp"
 #include "topology/platform.hpp"
 
 namespace paratwin::sim {
@@ -54,10 +55,7 @@ struct Shared {
   double device_memory_bandwidth = 1;
   double collective_step = 0;
   Folding fold;
-  std::vector<int64_t> rank_at_device;
-  std::map<std::pair<workloads::AxisMask, int64_t>, bool> on_node;  // (mask, first member)
-  std::map<std::tuple<int, workloads::AxisMask, double, int32_t, int32_t, int64_t>, double> node_collective_cache;
-  std::map<std::pair<workloads::AxisMask, int64_t>, double> node_ring_bandwidth;  // (mask, node)
+  std::unique_ptr<NodeCollectives> node_collectives;  // when folded
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
@@ -96,9 +94,11 @@ struct Shared {
       fold = plan_folding(p, placement, t.machine());
     else
       fold.reason = o.fidelity != Fidelity::fast ? "exact fidelity" : "not asked";
-    rank_at_device.assign(static_cast<size_t>(t.devices()), -1);
+    if (fold.active)
+      node_collectives = std::make_unique<NodeCollectives>(
+          p, placement, t, layouts,
+          StepCosts{collective_step, host_reductions, host_memory_bandwidth, device_memory_bandwidth});
     for (int64_t r = 0; r < p.grid.size(); ++r) {
-      rank_at_device[static_cast<size_t>(placement.device_of(r))] = r;
       if (!fold.active || fold.rep[static_cast<size_t>(r)] == r)
         ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
     }
@@ -107,70 +107,6 @@ struct Shared {
     for (int64_t r : o.trace_ranks)
       if (r >= 0 && r < p.grid.size()) traced[static_cast<size_t>(r)] = true;
     result.ranks.resize(static_cast<size_t>(p.grid.size()));
-  }
-
-  bool group_on_node(int64_t rank, workloads::AxisMask mask) {
-    const auto key = std::make_pair(mask, program.grid.group_member(rank, mask, 0));
-    const auto it = on_node.find(key);
-    if (it != on_node.end()) return it->second;
-    return on_node[key] = sim::group_on_node(program, placement, topology.machine().devices_per_node(), rank, mask);
-  }
-
-  // Per-flow bandwidth of the rings of every group over `mask` on `rank`'s node, all at once.
-  double ring_bandwidth_on_node(int64_t rank, workloads::AxisMask mask) {
-    const int64_t per_node = topology.machine().devices_per_node();
-    const int64_t node = placement.device_of(rank) / per_node;
-    const auto key = std::make_pair(mask, node);
-    const auto it = node_ring_bandwidth.find(key);
-    if (it != node_ring_bandwidth.end()) return it->second;
-    std::vector<std::vector<int64_t>> rings;
-    std::vector<int64_t> firsts;
-    for (int64_t d = node * per_node; d < (node + 1) * per_node; ++d) {
-      const int64_t r = rank_at_device[static_cast<size_t>(d)];
-      if (r < 0) continue;
-      const int64_t first = program.grid.group_member(r, mask, 0);
-      if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
-      firsts.push_back(first);
-      const GroupLayout& layout = layouts.of(r, mask);
-      std::vector<int64_t> ring;
-      for (int32_t k : layout.order) ring.push_back(placement.device_of(program.grid.group_member(r, mask, k)));
-      rings.push_back(std::move(ring));
-    }
-    return node_ring_bandwidth[key] = topology.rings(rings).bandwidth;
-  }
-
-  // A collective whose group is on one node, run by lockstep members (folded fast fidelity): the
-  // algorithm's steps timed with the topology's bandwidths (rings: every group of the axis on the node
-  // at once) plus latencies and the library's costs.
-  double node_collective_seconds(int64_t rank, const Op& op) {
-    const auto& grid = program.grid;
-    const int64_t per_node = topology.machine().devices_per_node();
-    const Algorithm algorithm = algorithm_for(op.kind);
-    const auto me = static_cast<int32_t>(grid.index_in_group(rank, op.group));
-    const auto key = std::make_tuple(static_cast<int>(op.kind), op.group, op.bytes, me, op.root,
-                                     placement.device_of(rank) / per_node);
-    const auto it = node_collective_cache.find(key);
-    if (it != node_collective_cache.end()) return it->second;
-    const GroupLayout& layout = layouts.of(rank, op.group);
-    const auto steps = plan(op.kind, algorithm, layout, me, op.bytes, op.root, Fidelity::fast);
-    const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
-    const double ring_bw = rings ? ring_bandwidth_on_node(rank, op.group) : 0;
-    const int64_t device = placement.device_of(rank);
-    double seconds = 0;
-    for (const Step& st : steps) {
-      double transfer = 0, latency = 0;
-      for (const auto* list : {&st.sends, &st.recvs})
-        for (const Transfer& t : *list) {
-          const auto path = topology.path(device, placement.device_of(grid.group_member(rank, op.group, t.peer)));
-          const double bw = rings ? ring_bw : path.bandwidth;
-          transfer = std::max(transfer, bw > 0 ? t.bytes / bw : 0);
-          latency = std::max(latency, path.latency);
-        }
-      seconds +=
-          transfer + (1 + st.extra_latencies) * (latency + collective_step) + st.local_bytes / device_memory_bandwidth;
-      if (host_reductions) seconds += 3 * st.reduce_bytes / host_memory_bandwidth;
-    }
-    return node_collective_cache[key] = seconds;
   }
 
   void op_done(int64_t count) {
@@ -240,7 +176,7 @@ class RankActor {
     GroupInfo g;
     g.mask = mask;
     g.layout = &sh_.layouts.of(rank_, mask);
-    g.on_node = sh_.fold.active && sh_.group_on_node(rank_, mask);
+    g.on_node = sh_.node_collectives && sh_.node_collectives->on_node(rank_, mask);
     groups_.push_back(g);
     return groups_.back();
   }
@@ -333,7 +269,7 @@ class RankActor {
     const GroupInfo& group = group_info(op.group);
     if (group.on_node) {
       f.timed = true;
-      f.wake = f.start + sh_.node_collective_seconds(rank_, op);
+      f.wake = f.start + sh_.node_collectives->seconds(rank_, op, sh_.algorithm_for(op.kind));
       return;
     }
     const auto& grid = sh_.program.grid;
