@@ -4,29 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/folding.hpp"
+#include "tests/sim/four_d.hpp"
 #include "topology/machine.hpp"
-#include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
 namespace pt = paratwin::topology;
 
-namespace {
-
-// A 4-D GPT on Frontier: x·y·z on one node (8 GCDs), data-parallel replicas on other nodes.
-pw::Program four_d(int64_t x, int64_t y, int64_t z, int64_t data) {
-  nlohmann::json j = {
-      {"name", "fold"},
-      {"model", {{"layers", 4}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 2048}, {"vocab", 51200}}},
-      {"training", {{"global_batch", 4 * data}, {"micro_batch", 4}, {"dtype", "bf16"}, {"checkpointing", "full"}}},
-      {"parallelism", {{"data", {{"size", data}}}, {"tensor", {{"mode", "axonn"}, {"x", x}, {"y", y}, {"z", z}}}}},
-      {"placement", {{"order", {"x", "y", "z", "pipe", "data"}}, {"devices_per_node", 8}}}};
-  return pw::lower(pw::parse_workload(j, "fold"));
-}
-
-}  // namespace
-
 TEST(Folding, RanksSharingANicBecomeOneActor) {
-  const auto program = four_d(2, 2, 2, 4);
+  const auto program = paratwin::test::four_d(2, 2, 2, 4, false);
   const auto machine = pt::resolve_machine("frontier");
   const auto f = paratwin::sim::plan_folding(program, program.placement(), machine);
   ASSERT_TRUE(f.active) << f.reason;
@@ -41,7 +26,7 @@ TEST(Folding, RanksSharingANicBecomeOneActor) {
 TEST(Folding, RefusesGroupsSplitAcrossNodesAndStagesSharingANode) {
   const auto machine = pt::resolve_machine("frontier");
   // z = 16: each z group has 8 members on each of two nodes.
-  const auto split = four_d(1, 1, 16, 1);
+  const auto split = paratwin::test::four_d(1, 1, 16, 1, false);
   const auto f = paratwin::sim::plan_folding(split, split.placement(), machine);
   EXPECT_FALSE(f.active);
   EXPECT_NE(f.reason.find("several members on one node"), std::string::npos) << f.reason;

@@ -4,29 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include "sim/engine.hpp"
+#include "tests/sim/four_d.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
-#include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
 namespace pt = paratwin::topology;
 
 namespace {
-
-// A 4-D GPT on Frontier: x·y·z on one node (8 GCDs), data-parallel replicas on other nodes.
-pw::Program four_d(int64_t x, int64_t y, int64_t z, int64_t data) {
-  nlohmann::json j = {
-      {"name", "fold"},
-      {"model", {{"layers", 4}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 2048}, {"vocab", 51200}}},
-      {"training", {{"global_batch", 4 * data}, {"micro_batch", 4}, {"dtype", "bf16"}, {"checkpointing", "full"}}},
-      {"parallelism", {{"data", {{"size", data}}}, {"tensor", {{"mode", "axonn"}, {"x", x}, {"y", y}, {"z", z}}}}},
-      {"optimizations", {{"overlap_all_reduce", true}, {"overlap_reduce_scatter", true}, {"overlap_all_gather", true}}},
-      {"placement", {{"order", {"x", "y", "z", "pipe", "data"}}, {"devices_per_node", 8}}}};
-  return pw::lower(pw::parse_workload(j, "fold"));
-}
 
 // {iteration time, actors, mean exposed communication} in fast fidelity.
 std::vector<double> simulate(const pw::Program& program, bool fold) {
@@ -47,7 +33,7 @@ std::vector<double> simulate(const pw::Program& program, bool fold) {
 
 TEST(Folding, PredictsWithinFivePercentOfEveryRank) {
   for (const auto& [x, y, z] : {std::array<int64_t, 3>{2, 2, 2}, std::array<int64_t, 3>{4, 1, 2}}) {
-    const auto program = four_d(x, y, z, 4);
+    const auto program = paratwin::test::four_d(x, y, z, 4, true);
     const auto folded = simulate(program, true);
     const auto every = simulate(program, false);
     ASSERT_EQ(folded.size(), 3u);
