@@ -65,6 +65,23 @@ Algorithm default_algorithm(OpKind kind, const std::string& library) {
   }
 }
 
+StepCosts StepCosts::of(const topology::Machine& machine, const std::string& library) {
+  StepCosts c;
+  c.collective_step = machine.profile.collective_step;
+  c.host_reductions = library == "cray-mpich" || library == "mpi";
+  const double host = machine.node.host.memory_bandwidth, hbm = machine.node.device.hbm_bandwidth;
+  c.host_memory_bandwidth = host > 0 ? host : 100e9;
+  c.device_memory_bandwidth = hbm > 0 ? hbm : 1e12;
+  return c;
+}
+
+double StepCosts::after_transfers(const Step& step, double path_latency) const {
+  double seconds = step.extra_latencies * path_latency + collective_step * (1 + step.extra_latencies) +
+                   step.local_bytes / device_memory_bandwidth;
+  if (host_reductions) seconds += 3 * step.reduce_bytes / host_memory_bandwidth;
+  return seconds;
+}
+
 GroupLayout GroupLayout::flat(int32_t size) {
   GroupLayout layout;
   layout.node.resize(static_cast<size_t>(std::max(0, size)));

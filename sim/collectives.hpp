@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/machine.hpp"
 #include "workloads/program.hpp"
 
 namespace paratwin::sim {
@@ -58,6 +59,21 @@ struct Step {
   int extra_latencies = 0;  // path latencies (and library step costs) to add after the step (fast fidelity)
   double reduce_bytes = 0;  // received bytes this member reduces into its buffer at the end of the step
   double local_bytes = 0;   // device memory traffic of a local shuffle after the step (PCCL)
+};
+
+// What a library adds to the transfers of each algorithm step.
+struct StepCosts {
+  double collective_step = 0;          // seconds per step (fast phases stand for several)
+  bool host_reductions = false;        // reductions on the CPU: 3 × bytes / host memory bandwidth
+  double host_memory_bandwidth = 1;    // bytes/s
+  double device_memory_bandwidth = 1;  // bytes/s, for local shuffles
+
+  // The machine profile's per-step cost; CPU reductions for the MPI libraries (seed 002 §6.1.3; GPU
+  // libraries fuse them into the transfer).
+  static StepCosts of(const topology::Machine& machine, const std::string& library);
+  // Seconds a step takes after its transfers: the path latency of the steps a fast phase stands for,
+  // the library's cost per step, CPU reductions and local shuffles.
+  double after_transfers(const Step& step, double path_latency) const;
 };
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for

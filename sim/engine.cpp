@@ -50,10 +50,7 @@ struct Shared {
   // Progress: ops done over all ranks, reported at every 5 % with the wall time and an estimate of what is left.
   int64_t ops_total = 0, ops_done = 0, next_report = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  bool host_reductions = false;
-  double host_memory_bandwidth = 1;
-  double device_memory_bandwidth = 1;
-  double collective_step = 0;
+  StepCosts step_costs;
   Folding fold;
   std::unique_ptr<NodeCollectives> node_collectives;  // when folded
 
@@ -66,13 +63,8 @@ struct Shared {
         placement(p.placement()),
         library(o.library.empty() ? t.machine().profile.library : o.library),
         layouts(p, placement, t, library),
-        pipe_axis(p.grid.axis_index("pipe")) {
-    const auto& host = t.machine().node.host;
-    host_reductions = library == "cray-mpich" || library == "mpi";
-    host_memory_bandwidth = host.memory_bandwidth > 0 ? host.memory_bandwidth : 100e9;
-    const double hbm = t.machine().node.device.hbm_bandwidth;
-    device_memory_bandwidth = hbm > 0 ? hbm : 1e12;
-    collective_step = t.machine().profile.collective_step;
+        pipe_axis(p.grid.axis_index("pipe")),
+        step_costs(StepCosts::of(t.machine(), library)) {
     for (const Role& role : p.roles) {
       std::array<std::vector<uint32_t>, kStreams> per;
       for (uint32_t i = 0; i < role.ops.size(); ++i) per[static_cast<int>(role.ops[i].stream)].push_back(i);
@@ -94,10 +86,7 @@ struct Shared {
       fold = plan_folding(p, placement, t.machine());
     else
       fold.reason = o.fidelity != Fidelity::fast ? "exact fidelity" : "not asked";
-    if (fold.active)
-      node_collectives = std::make_unique<NodeCollectives>(
-          p, placement, t, layouts,
-          StepCosts{collective_step, host_reductions, host_memory_bandwidth, device_memory_bandwidth});
+    if (fold.active) node_collectives = std::make_unique<NodeCollectives>(p, placement, t, layouts, step_costs);
     for (int64_t r = 0; r < p.grid.size(); ++r) {
       if (!fold.active || fold.rep[static_cast<size_t>(r)] == r)
         ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
@@ -357,20 +346,12 @@ class RankActor {
   void step_done(int s) {
     Flight& f = flights_[s];
     const Step& st = f.steps[f.step];
-    // Latency of the steps a fast phase stands for, and reductions a library runs on the CPU after
-    // each step (Cray MPICH, seed 002 §6.1.3; GPU libraries fuse them into the transfer).
-    double delay = 0;
+    double latency = 0;
     if (st.extra_latencies > 0) {
-      const Op& op = role_.ops[f.op];
-      const int64_t peer =
-          sh_.program.grid.group_member(rank_, op.group, st.sends.empty() ? st.recvs[0].peer : st.sends[0].peer);
-      delay += st.extra_latencies *
-               sh_.topology.route(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
+      const Transfer& first = st.sends.empty() ? st.recvs[0] : st.sends[0];
+      latency = latency_to(sh_.program.grid.group_member(rank_, role_.ops[f.op].group, first.peer));
     }
-    if (sh_.host_reductions && st.reduce_bytes > 0) delay += 3 * st.reduce_bytes / sh_.host_memory_bandwidth;
-    delay += st.local_bytes / sh_.device_memory_bandwidth;  // PCCL's shuffle
-    // The library's own cost per algorithm step (a fast phase stands for several).
-    delay += sh_.collective_step * (1 + st.extra_latencies);
+    const double delay = sh_.step_costs.after_transfers(st, latency);
     if (delay > 0 && f.wake < 0) {
       f.wake = sg4::Engine::get_clock() + delay;
       return;
@@ -378,6 +359,14 @@ class RankActor {
     f.wake = -1;
     ++f.step;
     post_step(s);
+  }
+
+  // Path latency to a peer rank; an actor talks to few peers, so it remembers them rather than route
+  // at every step.
+  double latency_to(int64_t peer) {
+    auto [it, fresh] = latencies_.emplace(peer, 0.0);
+    if (fresh) it->second = sh_.topology.path(sh_.placement.device_of(rank_), sh_.placement.device_of(peer)).latency;
+    return it->second;
   }
 
   void complete(int s) {
@@ -533,6 +522,7 @@ class RankActor {
   std::vector<int> owners_;
   std::vector<GroupInfo> groups_;
   std::unordered_map<uint64_t, sg4::Mailbox*> mailboxes_;
+  std::unordered_map<int64_t, double> latencies_;
 };
 
 }  // namespace

@@ -63,9 +63,7 @@ double NodeCollectives::seconds(int64_t rank, const workloads::Op& op, Algorithm
         transfer = std::max(transfer, bw > 0 ? t.bytes / bw : 0);
         latency = std::max(latency, path.latency);
       }
-    total += transfer + (1 + st.extra_latencies) * (latency + costs_.collective_step) +
-             st.local_bytes / costs_.device_memory_bandwidth;
-    if (costs_.host_reductions) total += 3 * st.reduce_bytes / costs_.host_memory_bandwidth;
+    total += transfer + latency + costs_.after_transfers(st, latency);
   }
   return seconds_[key] = total;
 }

@@ -14,14 +14,6 @@
 
 namespace paratwin::sim {
 
-// What a library adds to the transfers of each algorithm step.
-struct StepCosts {
-  double collective_step = 0;          // seconds per step (fast phases stand for several)
-  bool host_reductions = false;        // reductions on the CPU: 3 × bytes / host memory bandwidth
-  double host_memory_bandwidth = 1;    // bytes/s
-  double device_memory_bandwidth = 1;  // bytes/s, for local shuffles
-};
-
 class NodeCollectives {
  public:
   // All references must outlive this object.
