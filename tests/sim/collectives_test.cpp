@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
+#include "tests/sim/iteration_time.hpp"
 #include "tests/sim/one_collective.hpp"
-#include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 
 namespace pw = paratwin::workloads;
@@ -41,13 +41,9 @@ pw::Program one_collective(int p, pw::OpKind kind, double bytes) {
 }
 
 double simulate_time(const pt::Machine& machine, const pw::Program& program, paratwin::sim::Fidelity fidelity) {
-  const auto out = paratwin::test::run_simulation([&] {
-    const pt::Topology topology(machine);
-    paratwin::sim::SimOptions options;
-    options.fidelity = fidelity;
-    return std::vector<double>{paratwin::sim::simulate(program, topology, options).iteration_time};
-  });
-  return out.empty() ? -1 : out[0];
+  paratwin::sim::SimOptions options;
+  options.fidelity = fidelity;
+  return paratwin::test::iteration_time(machine, program, options);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine.hpp"
+#include "tests/sim/iteration_time.hpp"
 #include "tests/sim/one_collective.hpp"
-#include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 
 namespace pw = paratwin::workloads;
@@ -18,16 +18,11 @@ pw::Program eight_rings(pw::OpKind kind, double bytes) {
 }
 
 double run(const std::string& library, pw::OpKind kind) {
-  const auto program = eight_rings(kind, 1e9);
-  const auto out = paratwin::test::run_simulation([&] {
-    pt::TopologyOptions options;
-    options.one_nic_per_node = library == "cray-mpich";
-    const pt::Topology topology(pt::resolve_machine("frontier").slice(2), options);
-    paratwin::sim::SimOptions sim;
-    sim.library = library;
-    return std::vector<double>{paratwin::sim::simulate(program, topology, sim).iteration_time};
-  });
-  return out.empty() ? -1 : out[0];
+  pt::TopologyOptions options;
+  options.one_nic_per_node = library == "cray-mpich";
+  paratwin::sim::SimOptions sim;
+  sim.library = library;
+  return paratwin::test::iteration_time(pt::resolve_machine("frontier").slice(2), eight_rings(kind, 1e9), sim, options);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "sim/engine.hpp"
+#include "tests/sim/iteration_time.hpp"
 #include "tests/sim/one_collective.hpp"
-#include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 
 namespace pw = paratwin::workloads;
@@ -20,14 +20,10 @@ namespace {
 double all_gather(const std::string& library, int64_t ranks, double bytes) {
   const auto program =
       paratwin::test::one_collective(pw::Grid({{"pipe", 1}, {"data", ranks}}), 8, pw::OpKind::all_gather, bytes);
-  const auto out = paratwin::test::run_simulation([&] {
-    const pt::Topology topology(pt::resolve_machine("frontier").slice(ranks / 8));
-    paratwin::sim::SimOptions options;
-    options.library = library;
-    options.fidelity = paratwin::sim::Fidelity::fast;
-    return std::vector<double>{paratwin::sim::simulate(program, topology, options).iteration_time};
-  });
-  return out.empty() ? -1 : out[0];
+  paratwin::sim::SimOptions options;
+  options.library = library;
+  options.fidelity = paratwin::sim::Fidelity::fast;
+  return paratwin::test::iteration_time(pt::resolve_machine("frontier").slice(ranks / 8), program, options);
 }
 
 }  // namespace
