@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/input_rejects.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
 
@@ -79,45 +80,21 @@ json single_node_base() {
   return d;
 }
 
-// what() joins path and message as "<path>: <message>", or "<path> = ..." for a value.
-std::string joined(const std::string& path, const std::string& message) {
-  if (path.empty()) return message;
-  return path + (message.rfind("= ", 0) == 0 ? " " : ": ") + message;
-}
-
-::testing::AssertionResult check(const MachineError& e, const std::string& path, const std::string& needle) {
-  if (e.path() != path)
-    return ::testing::AssertionFailure() << "path is \"" << e.path() << "\", expected \"" << path
-                                         << "\" (what(): " << e.what() << ")";
-  if (e.message().find(needle) == std::string::npos)
-    return ::testing::AssertionFailure() << "message \"" << e.message() << "\" does not contain \"" << needle << "\"";
-  if (std::string(e.what()) != joined(path, e.message()))
-    return ::testing::AssertionFailure() << "what() is \"" << e.what() << "\"";
-  return ::testing::AssertionSuccess();
-}
-
-// Parses `doc` and checks that it fails with a MachineError at `path` whose message contains `needle`.
+// Parses `doc` (or JSON text) and checks that it fails with a MachineError at `path` whose message
+// contains `needle`, and that what() joins the two.
 ::testing::AssertionResult rejects(const json& doc, const std::string& path, const std::string& needle) {
-  try {
-    parse_machine(doc, "");
-  } catch (const MachineError& e) {
-    return check(e, path, needle);
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw a non-MachineError: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "the machine was accepted";
+  return test::rejects_with<MachineError>([&] { parse_machine(doc, ""); }, "MachineError", "machine", path, needle);
 }
 
 ::testing::AssertionResult rejects_text(const std::string& text, const std::string& source, const std::string& path,
                                         const std::string& needle) {
-  try {
-    parse_machine_text(text, source);
-  } catch (const MachineError& e) {
-    return check(e, path, needle);
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw a non-MachineError: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "the machine was accepted";
+  return test::rejects_with<MachineError>([&] { parse_machine_text(text, source); }, "MachineError", "machine", path,
+                                          needle);
+}
+
+::testing::AssertionResult rejects_file(const std::string& file, const std::string& path, const std::string& needle) {
+  return test::rejects_with<MachineError>([&] { (void)load_machine_file(file); }, "MachineError", "machine", path,
+                                          needle);
 }
 
 constexpr const char* kUnknown = "unknown key (see topology/README.md";
@@ -548,12 +525,7 @@ TEST(MachineCatalog, FileNamePrefixesThePath) {
   json d = base();
   d["network"].erase("nodes");
   const TempFile bad(d.dump(2));
-  try {
-    load_machine_file(bad.path());
-    FAIL() << "accepted";
-  } catch (const MachineError& e) {
-    EXPECT_TRUE(check(e, bad.path() + ": network.nodes", "is required but missing"));
-  }
+  EXPECT_TRUE(rejects_file(bad.path(), bad.path() + ": network.nodes", "is required but missing"));
   // resolve_machine takes the path as well, with the same error.
   try {
     resolve_machine(bad.path());
@@ -563,12 +535,7 @@ TEST(MachineCatalog, FileNamePrefixesThePath) {
   }
   // A syntax error names the file alone.
   const TempFile broken("{\"name\": ");
-  try {
-    load_machine_file(broken.path());
-    FAIL() << "accepted";
-  } catch (const MachineError& e) {
-    EXPECT_TRUE(check(e, broken.path(), "is not valid JSON"));
-  }
+  EXPECT_TRUE(rejects_file(broken.path(), broken.path(), "is not valid JSON"));
   // A valid file loads by path and records where it came from.
   const TempFile good(base().dump());
   const Machine m = resolve_machine(good.path());
@@ -577,12 +544,7 @@ TEST(MachineCatalog, FileNamePrefixesThePath) {
 }
 
 TEST(MachineCatalog, MissingFile) {
-  try {
-    load_machine_file("/nonexistent/dir/machine.json");
-    FAIL() << "accepted";
-  } catch (const MachineError& e) {
-    EXPECT_TRUE(check(e, "/nonexistent/dir/machine.json", "cannot be opened"));
-  }
+  EXPECT_TRUE(rejects_file("/nonexistent/dir/machine.json", "/nonexistent/dir/machine.json", "cannot be opened"));
 }
 
 const std::vector<std::string> kBuiltins = {"alps", "frontier", "localhost", "perlmutter", "selene", "summit"};
@@ -614,12 +576,9 @@ TEST(MachineCatalog, BuiltinNamesAreTheMachineFiles) {
 TEST(MachineCatalog, SliceChecksNodes) {
   const Machine m = resolve_machine("frontier");
   for (int64_t bad : {int64_t{0}, int64_t{-3}, m.network.nodes + 1}) {
-    try {
-      m.slice(bad);
-      FAIL() << "slice(" << bad << ") accepted";
-    } catch (const MachineError& e) {
-      EXPECT_TRUE(check(e, "--nodes", "= " + std::to_string(bad) + " but frontier has 9408 nodes"));
-    }
+    EXPECT_TRUE(test::rejects_with<MachineError>([&] { (void)m.slice(bad); }, "MachineError", "slice", "--nodes",
+                                                 "= " + std::to_string(bad) + " but frontier has 9408 nodes"))
+        << "slice(" << bad << ")";
   }
   const Machine s = m.slice(m.network.nodes);
   EXPECT_EQ(s.network.nodes, 9408);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/input_rejects.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/program_graph.hpp"
@@ -66,49 +67,16 @@ json no_tensor(json d) {
   return d;
 }
 
-// what() joins path and message as "<path>: <message>", or "<path> = ..." when the message starts
-// with "= " (a value: "parallelism.tensor.x = 3 does not divide ...").
-std::string joined(const std::string& path, const std::string& message) {
-  if (path.empty()) return message;
-  return path + (message.rfind("= ", 0) == 0 ? " " : ": ") + message;
-}
-
-// Parses `doc` and checks that it fails with a WorkloadError at `path` whose message contains
-// `needle`, and that what() joins the two.
+// Parses `doc` (or JSON text) and checks that it fails with a WorkloadError at `path` whose message
+// contains `needle`, and that what() joins the two.
 ::testing::AssertionResult rejects(const json& doc, const std::string& path, const std::string& needle) {
-  try {
-    parse_workload(doc, "");
-  } catch (const WorkloadError& e) {
-    if (e.path() != path)
-      return ::testing::AssertionFailure()
-             << "path is \"" << e.path() << "\", expected \"" << path << "\" (what(): " << e.what() << ")";
-    if (e.message().find(needle) == std::string::npos)
-      return ::testing::AssertionFailure() << "message \"" << e.message() << "\" does not contain \"" << needle << "\"";
-    if (std::string(e.what()) != joined(path, e.message()))
-      return ::testing::AssertionFailure() << "what() is \"" << e.what() << "\"";
-    return ::testing::AssertionSuccess();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw a non-WorkloadError: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "the workload was accepted";
+  return test::rejects_with<WorkloadError>([&] { parse_workload(doc, ""); }, "WorkloadError", "workload", path, needle);
 }
 
-// The same for JSON text (syntax errors happen before there is a document).
 ::testing::AssertionResult rejects_text(const std::string& text, const std::string& source, const std::string& path,
                                         const std::string& needle) {
-  try {
-    parse_workload_text(text, source);
-  } catch (const WorkloadError& e) {
-    if (e.path() != path)
-      return ::testing::AssertionFailure()
-             << "path is \"" << e.path() << "\", expected \"" << path << "\" (what(): " << e.what() << ")";
-    if (e.message().find(needle) == std::string::npos)
-      return ::testing::AssertionFailure() << "message \"" << e.message() << "\" does not contain \"" << needle << "\"";
-    return ::testing::AssertionSuccess();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw a non-WorkloadError: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "the workload was accepted";
+  return test::rejects_with<WorkloadError>([&] { parse_workload_text(text, source); }, "WorkloadError", "workload",
+                                           path, needle);
 }
 
 constexpr const char* kUnknown = "unknown key";
