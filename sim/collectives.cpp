@@ -166,26 +166,6 @@ std::vector<Step> rings(const std::vector<Order>& orders, int32_t me, int steps,
   return out;
 }
 
-// The rings a library runs over the group: NCCL/RCCL build one per channel, each entering and leaving
-// every node at its own members (GroupLayout::channel_offsets).
-std::vector<Order> ring_orders(const GroupLayout& layout) {
-  const int32_t m = layout.members_per_node();
-  const auto by_node = members_by_node(layout);
-  if (layout.channel_offsets.size() <= 1 || m <= 1 || by_node.size() <= 1) {
-    Order one;
-    for (const auto& members : by_node) one.insert(one.end(), members.begin(), members.end());
-    return {one};
-  }
-  std::vector<Order> orders;
-  for (int32_t offset : layout.channel_offsets) {
-    Order o;
-    for (const auto& members : by_node)
-      for (int32_t k = 0; k < m; ++k) o.push_back(members[static_cast<size_t>((k + offset) % m)]);
-    orders.push_back(std::move(o));
-  }
-  return orders;
-}
-
 // Recursive halving over `members` (reduce-scatter of an `input`-byte buffer): at each step exchange
 // half of what is left with the member at distance q/2, q/4, ..., 1 and reduce it.
 std::vector<Step> halving(const Order& members, int32_t pos, double input) {
@@ -363,6 +343,26 @@ std::vector<Step> pairwise(int32_t p, int32_t me, double bytes, Fidelity fidelit
 }
 
 }  // namespace
+
+// The rings a library runs over the group: NCCL/RCCL build one per channel, each entering and leaving
+// every node at its own members (GroupLayout::channel_offsets).
+std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout) {
+  const int32_t m = layout.members_per_node();
+  const auto by_node = members_by_node(layout);
+  if (layout.channel_offsets.size() <= 1 || m <= 1 || by_node.size() <= 1) {
+    Order one;
+    for (const auto& members : by_node) one.insert(one.end(), members.begin(), members.end());
+    return {one};
+  }
+  std::vector<Order> orders;
+  for (int32_t offset : layout.channel_offsets) {
+    Order o;
+    for (const auto& members : by_node)
+      for (int32_t k = 0; k < m; ++k) o.push_back(members[static_cast<size_t>((k + offset) % m)]);
+    orders.push_back(std::move(o));
+  }
+  return orders;
+}
 
 std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
                        int32_t root, Fidelity fidelity) {

@@ -81,6 +81,10 @@ struct StepCosts {
 // binomial trees for broadcast and reduce and pairwise exchange for all-to-all.
 Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
 
+// The rings a library runs over the group, as member indices: one per channel (NCCL/RCCL), each
+// entering and leaving every node at its own members (GroupLayout::channel_offsets).
+std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout);
+
 // Member `me` of a group laid out as `layout`: its steps for a collective whose buffer is `bytes`
 // (the nccl-tests size: all-gather output, reduce-scatter input), rooted at `root` for
 // broadcast/reduce. Throws std::invalid_argument for an algorithm the kind or group cannot use.

@@ -335,7 +335,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
     }
     role.memory = estimate_memory(ctx, *layers, role, lo, hi, pp.chunks, per_chunk, pp.stages);
   }
-  validate_program(prog);
+  if (options.validate_program) validate_program(prog);
   return prog;
 }
 

@@ -1,0 +1,70 @@
+#pragma once
+// Closed-form collective times for the analytical model: the algorithm's steps (as `plan` gives them
+// in fast fidelity) with every transfer at the bandwidth one flow gets when every group of the same
+// axes runs the collective at once — seed 002 eq. 5.7 generalised: the flows of all those rings are
+// routed through the real node graph, NICs and network, and a link crossed by k flows gives each 1/k.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/collectives.hpp"
+#include "topology/topology.hpp"
+#include "workloads/program.hpp"
+
+namespace paratwin::sim {
+
+class CollectiveTimes {
+ public:
+  // placement_aware false: every transfer at one NIC's bandwidth, wherever the members sit (the
+  // placement-agnostic baseline of seed 002 §5.1.2).
+  CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware);
+
+  // Seconds one collective of `kind` over `rank`'s group along `mask` takes; `bytes` as Op::bytes.
+  double seconds(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
+                 workloads::OpKind kind, workloads::AxisMask mask, double bytes, int32_t root);
+  // The bandwidth one ring flow of that group gets (bytes/s).
+  double ring_bandwidth(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
+                        workloads::AxisMask mask);
+  // Seconds a pipeline message of `bytes` between neighbouring stages takes.
+  double message_seconds(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
+                         double bytes);
+  const std::string& library() const { return library_; }
+
+  // The group's axes, as sizes in placement order with the masked ones marked, adjacent runs merged:
+  // groups with the same key sit on the machine the same way.
+  static std::vector<int64_t> structure(const workloads::Grid& grid, const workloads::PlacementMap& placement,
+                                        workloads::AxisMask mask);
+
+ private:
+  // Flows per resource when every group of the axes runs the same pattern at once.
+  using Loads = std::unordered_map<uint32_t, uint32_t>;
+  struct Group {
+    GroupLayout layout;
+    std::vector<int64_t> devices;  // of the first group's members, by index in the group
+    Loads rings;                   // every ring of every group (ring-based algorithms)
+    Loads pairs;                   // every pair of every group exchanging (all-to-all); filled when needed
+    bool pairs_known = false;
+    double latency = 0;                                      // the slowest path between neighbouring members
+    double ring_bandwidth = 0;                               // the slowest ring flow's share (reported)
+    std::map<std::pair<int64_t, int64_t>, double> edges[2];  // bandwidth of a flow, under ring / pair loads
+  };
+  Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
+               workloads::AxisMask mask);
+  void load(Loads& loads, const std::vector<std::vector<int64_t>>& rings) const;
+  // The bandwidth one flow from device `from` to `to` gets: its route's slowest link, shared by the
+  // flows the group's pattern puts on it.
+  double edge_bandwidth(Group& g, int64_t from, int64_t to, bool pairs);
+
+  const topology::Topology& topology_;
+  std::string library_;
+  bool placement_aware_;
+  StepCosts step_costs_;
+  double flat_bandwidth_ = 0;  // one NIC
+  std::map<std::vector<int64_t>, Group> groups_;
+  std::map<std::tuple<std::vector<int64_t>, int, double, int32_t>, double> seconds_;
+};
+
+}  // namespace paratwin::sim

@@ -1,0 +1,83 @@
+#pragma once
+// The analytical (closed-form) model: iteration time = compute + non-overlapped communication +
+// pipeline bubble, without SimGrid, fast enough to rank every configuration of a search.
+// - collectives cost as rings (seed 002 eq. 5.1-5.5) plus the library's per-step latency;
+// - each axis' bandwidth is placement-aware (eq. 5.7), generalised by loading the real node graph
+//   and NICs with every ring of the axis at once (topology::Topology::rings);
+// - 4-D per-layer costs of eq. 5.6 with transposed layers swapping G_x and G_y; Megatron's PTD-P
+//   tensor all-reduces, pipeline messages and bubble (seed 003 §3); TED's all-to-alls (seed 002 ch. 7);
+// - OAR/ORS/OAG and gradient-sync overlap hide communication behind the compute it overlaps.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+#include "workloads/program.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::sim {
+
+struct AnalyticalOptions {
+  // false: every axis gets the same inter-node bandwidth, as if placement did not matter (the
+  // placement-agnostic baseline of seed 002 §5.1.2).
+  bool placement_aware = true;
+  std::string library;  // empty: the machine profile's
+};
+
+// One collective kind over one group axis, per rank and iteration.
+struct AxisCost {
+  workloads::OpKind kind = workloads::OpKind::all_reduce;
+  std::string group;  // axis names, as Grid::mask_name
+  int64_t group_size = 1;
+  int64_t count = 0;     // calls per rank
+  double bytes = 0;      // summed buffer sizes per rank (nccl-tests convention)
+  double bandwidth = 0;  // bytes/s each ring flow gets (placement-aware or not)
+  double seconds = 0;    // summed time of the calls
+  double exposed = 0;    // of which not hidden behind compute
+};
+
+struct AnalyticalEstimate {
+  double iteration = 0;     // seconds
+  double compute = 0;       // per rank of the busiest stage: GEMMs, element-wise, optimizer
+  double exposed_comm = 0;  // communication not hidden behind compute (incl. pipeline messages)
+  double bubble = 0;        // pipeline fill and drain: (p-1)/(v·m) of the stage's compute
+  double bubble_fraction = 0;
+  std::vector<AxisCost> collectives;
+  double p2p_seconds = 0;
+  workloads::MemoryEstimate memory;  // per rank of the busiest stage
+  double device_memory = 0;          // bytes of one device
+  bool fits() const { return memory.total() <= device_memory; }
+  double model_flops = 0;  // per iteration, all ranks
+  double tokens_per_second = 0;
+  double percent_of_peak = 0;  // model FLOP/s per device over the dtype's advertised peak
+};
+
+class CollectiveTimes;
+
+// Estimates workloads on one machine; remembers what the configurations of a search share (the
+// bandwidth of every group structure), so ranking hundreds of them stays cheap.
+class AnalyticalModel {
+ public:
+  explicit AnalyticalModel(const topology::Topology& topology, AnalyticalOptions options = {});
+  ~AnalyticalModel();
+  AnalyticalModel(const AnalyticalModel&) = delete;
+  AnalyticalModel& operator=(const AnalyticalModel&) = delete;
+
+  // Throws workloads::WorkloadError (through validate) when the workload is invalid, and
+  // std::invalid_argument when the machine (slice) has fewer devices than the workload has ranks.
+  AnalyticalEstimate estimate(const workloads::Workload& w);
+
+  const topology::Topology& topology() const { return topology_; }
+  const AnalyticalOptions& options() const { return options_; }
+
+ private:
+  const topology::Topology& topology_;
+  AnalyticalOptions options_;
+  std::unique_ptr<CollectiveTimes> collectives_;
+};
+
+// One estimate (a model built for it).
+AnalyticalEstimate estimate(const workloads::Workload& w, const topology::Topology& topology,
+                            const AnalyticalOptions& options = {});
+
+}  // namespace paratwin::sim
