@@ -57,9 +57,11 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
                                 " (as given) has " + std::to_string(topology_.devices()));
   const auto& pp = w.parallel.pipeline;
   const int64_t m = w.micro_batches();
-  // Lower as few micro-batches as show the steady state (one without a pipeline, one per stage with),
-  // then scale the micro-batches' part to m: gradient accumulation repeats the same ops.
-  const int64_t m1 = pp.stages == 1 ? 1 : std::min(m, pp.stages);
+  // Lower as few micro-batches as show the steady state, then scale the micro-batches' part to m:
+  // gradient accumulation repeats the same ops. Without a pipeline one is enough; with p stages, 2p
+  // reach the most micro-batches any schedule keeps in flight (interleaved warm-up: 2(p-1) + (v-1)p
+  // chunks, at most (v+1)p of the 2p·v), so the activation memory is the full iteration's too.
+  const int64_t m1 = pp.stages == 1 ? 1 : std::min(m, 2 * pp.stages);
   workloads::Workload small = w;
   small.training.global_batch = w.batch_replicas() * w.training.micro_batch * m1;
   workloads::LowerOptions lo;
@@ -154,6 +156,7 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
     if (memory.total() > out.memory.total()) out.memory = memory;
   }
   out.bubble_fraction = static_cast<double>(pp.stages - 1) / (static_cast<double>(pp.chunks) * static_cast<double>(m));
+  out.micro_batch = per_mb_slowest;
   out.bubble = pp.stages > 1 ? static_cast<double>(pp.stages - 1) / static_cast<double>(pp.chunks) * per_mb_slowest : 0;
   out.iteration = slowest + out.bubble;
   out.tokens_per_second = static_cast<double>(w.training.global_batch * w.model.seq_len) / out.iteration;

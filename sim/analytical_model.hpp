@@ -42,6 +42,7 @@ struct AnalyticalEstimate {
   double exposed_comm = 0;  // communication not hidden behind compute (incl. pipeline messages)
   double bubble = 0;        // pipeline fill and drain: (p-1)/(v·m) of the stage's compute
   double bubble_fraction = 0;
+  double micro_batch = 0;  // one micro-batch's forward and backward on the slowest stage, messages included
   std::vector<AxisCost> collectives;
   double p2p_seconds = 0;
   workloads::MemoryEstimate memory;  // per rank of the busiest stage
