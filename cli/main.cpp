@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   cli::Action lower = cli::add_lower_command(app);
   cli::Action machine = cli::add_machine_command(app);
   cli::Action simulate = cli::add_simulate_command(app);
+  cli::Action sweep = cli::add_sweep_command(app);
+  cli::Action search = cli::add_search_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("lower")) return lower();
     if (app.got_subcommand("machine")) return machine();
     if (app.got_subcommand("simulate")) return simulate();
+    if (app.got_subcommand("sweep")) return sweep();
+    if (app.got_subcommand("search")) return search();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

@@ -1,19 +1,9 @@
 // `paratwin simulate`: predict one training iteration of a workload on a machine with SimGrid.
-#include <algorithm>
-#include <cstdio>
 #include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <simgrid/s4u.hpp>
 
 #include "cli/commands.hpp"
-#include "sim/engine.hpp"
-#include "sim/trace.hpp"
-#include "topology/platform.hpp"
+#include "cli/simulation_run.hpp"
 #include "workloads/embedded_examples.hpp"
-#include "workloads/lower.hpp"
-#include "workloads/report.hpp"
 
 namespace paratwin::cli {
 
@@ -32,45 +22,6 @@ struct SimulateArgs {
   bool progress = false;
   bool fold = false;
 };
-
-// "--algorithm KIND=ALGORITHM", e.g. all_reduce=tree.
-std::map<workloads::OpKind, sim::Algorithm> parse_algorithms(const std::vector<std::string>& specs) {
-  using workloads::OpKind;
-  std::map<OpKind, sim::Algorithm> out;
-  for (const auto& spec : specs) {
-    const auto eq = spec.find('=');
-    const std::string kind_name = spec.substr(0, eq), algo_name = eq == std::string::npos ? "" : spec.substr(eq + 1);
-    std::optional<OpKind> kind;
-    for (OpKind k : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
-                     OpKind::broadcast, OpKind::reduce})
-      if (kind_name == workloads::to_string(k)) kind = k;
-    if (!kind)
-      throw InputError("--algorithm", "\"" + spec +
-                                          "\": expected KIND=ALGORITHM with KIND one of all_reduce, reduce_scatter, "
-                                          "all_gather, all_to_all, broadcast, reduce");
-    const auto algorithm = sim::parse_algorithm(algo_name);
-    if (!algorithm)
-      throw InputError("--algorithm", "\"" + spec + "\": unknown algorithm \"" + algo_name +
-                                          "\" (ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct)");
-    if (!sim::supports(*algorithm, *kind))
-      throw InputError("--algorithm", "\"" + spec + "\": " + algo_name + " cannot run " + kind_name);
-    out[*kind] = *algorithm;
-  }
-  return out;
-}
-
-double bus_factor(workloads::OpKind kind, double n) {
-  switch (kind) {
-    case workloads::OpKind::all_reduce:
-      return 2 * (n - 1) / n;
-    case workloads::OpKind::reduce_scatter:
-    case workloads::OpKind::all_gather:
-    case workloads::OpKind::all_to_all:
-      return (n - 1) / n;
-    default:
-      return 1;
-  }
-}
 
 }  // namespace
 
@@ -100,177 +51,27 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
   cmd->add_flag("--progress", a->progress, "report progress on stderr");
   cmd->add_flag("--fold", a->fold,
-                "with --fidelity fast: run the ranks of a node that share a NIC as one actor and time collectives "
-                "inside a node analytically, where the program allows (about 4x faster at thousands of ranks; "
-                "predictions moved by 3-9% in our measurements, see sim/README.md)");
+                "with --fidelity fast: run the ranks of a node as one actor (its transfers to other nodes NIC by "
+                "NIC) and time collectives inside a node analytically, where the program allows (6-10x faster at "
+                "thousands of ranks; predictions moved by 0-9% in our measurements, see sim/README.md)");
   return [a]() -> int {
     const auto w = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
                                                                         workloads::kDefaultWorkloadName)
                                        : workloads::load_workload_file(a->workload);
-    auto machine = topology::resolve_machine(a->machine);
-    const int64_t per_node = machine.devices_per_node();
-    const int64_t needed = (w.total_ranks() + per_node - 1) / per_node;
-    const int64_t nodes = a->nodes > 0 ? a->nodes : needed;
-    if (nodes > machine.network.nodes || needed > nodes)
-      throw InputError("--nodes", "the workload needs " + std::to_string(w.total_ranks()) + " devices (" +
-                                      std::to_string(needed) + " nodes of " + machine.name + ", which has " +
-                                      std::to_string(machine.network.nodes) + ")");
-    machine = machine.slice(nodes);
-    workloads::LowerOptions options;
-    options.devices_per_node = per_node;
-    const auto program = workloads::lower(w, options);
-    const std::string library = a->library.empty() ? machine.profile.library : a->library;
-    const auto algorithms = parse_algorithms(a->algorithms);
-    topology::TopologyOptions topo_options;
-    topo_options.one_nic_per_node = library == "cray-mpich";
-    const topology::Topology topology(machine, topo_options);
-
-    sim::SimOptions sim_options;
-    sim_options.fidelity = a->fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
-    sim_options.progress = a->progress;
-    if (a->fold && sim_options.fidelity != sim::Fidelity::fast)
-      throw InputError("--fold", "folding is part of fast fidelity: add --fidelity fast");
-    sim_options.fold = a->fold;
-    sim_options.library = library;
-    sim_options.algorithms = algorithms;
-    try {
-      sim::check_algorithms(program, sim_options);
-    } catch (const std::invalid_argument& e) {
-      throw InputError("--algorithm", e.what());
-    }
-    for (const auto& [kind, algorithm] : algorithms) {
-      bool used = false;
-      for (const auto& role : program.roles)
-        used = used || std::any_of(role.ops.begin(), role.ops.end(), [&](const auto& op) { return op.kind == kind; });
-      if (!used)
-        std::fprintf(stderr, "paratwin: warning: --algorithm %s=%s: the workload has no %s collectives\n",
-                     workloads::to_string(kind), sim::to_string(algorithm), workloads::to_string(kind));
-    }
-    if (!a->trace.empty()) {
-      sim_options.trace_ranks = a->trace_ranks;
-      if (sim_options.trace_ranks.empty())
-        for (int64_t r = 0; r < std::min<int64_t>(program.grid.size(), program.grid.size() <= 64 ? 64 : 1); ++r)
-          sim_options.trace_ranks.push_back(r);
-    }
-    int sg_argc = 2;
-    char arg0[] = "paratwin";
-    char arg1[] = "--log=root.thresh:warning";
-    char* sg_argv[] = {arg0, arg1, nullptr};
-    simgrid::s4u::Engine engine(&sg_argc, sg_argv);
-    topology::configure_engine(engine);
-    const auto r = sim::simulate(program, topology, sim_options);
-
-    // Throughput and efficiency (seed 003 eq. 3 style model FLOPs).
-    const double T = r.iteration_time;
-    const double ranks = static_cast<double>(program.grid.size());
-    const double flops_per_device = program.model_flops / T / ranks;
-    const auto& dev = machine.node.device;
-    const std::string dtype = workloads::to_string(w.training.dtype);
-    const double peak = dev.peak_flops.count(dtype) ? dev.peak_flops.at(dtype) : dev.peak_flops.begin()->second;
-    nlohmann::json j;
-    j["workload"] = w.name;
-    j["machine"] = machine.name;
-    j["nodes"] = nodes;
-    j["ranks"] = program.grid.size();
-    j["fidelity"] = a->fidelity;
-    j["library"] = library;
-    j["iteration_seconds"] = T;
-    j["tokens_per_second"] = static_cast<double>(program.tokens_per_iteration) / T;
-    j["model_tflops_per_device"] = flops_per_device / 1e12;
-    j["percent_of_peak"] = 100 * flops_per_device / peak;
-    if (dev.empirical_flops.count(dtype))
-      j["percent_of_empirical_peak"] = 100 * flops_per_device / dev.empirical_flops.at(dtype);
-    // Pipeline bubble: measured from the timeline against (p-1)/m, or (p-1)/(v·m) interleaved.
-    const auto& pp = w.parallel.pipeline;
-    const double analytical = static_cast<double>(pp.stages - 1) /
-                              (static_cast<double>(pp.chunks) * static_cast<double>(program.micro_batches));
-    double bubble = 0, compute = 0;
-    for (const auto& t : r.ranks) {
-      bubble += t.bubble;
-      compute += t.compute;
-    }
-    j["bubble_fraction"] = {{"measured", compute > 0 ? bubble / compute : 0}, {"analytical", analytical}};
-    for (size_t s = 0; s < program.roles.size(); ++s) {
-      double c = 0, e = 0, b = 0, o = 0, n = 0;
-      for (int64_t rank = 0; rank < program.grid.size(); ++rank)
-        if (program.role_of(rank) == static_cast<int64_t>(s)) {
-          const auto& t = r.ranks[static_cast<size_t>(rank)];
-          c += t.compute;
-          e += t.exposed_comm;
-          b += t.bubble;
-          o += t.other_idle;
-          ++n;
-        }
-      j["stages"].push_back(
-          {{"stage", s}, {"compute", c / n}, {"exposed_comm", e / n}, {"bubble", b / n}, {"other_idle", o / n}});
-    }
-    // Per rank, in rank order: [compute, exposed communication, bubble, other idle] seconds.
-    nlohmann::json per_rank = nlohmann::json::array();
-    for (const auto& t : r.ranks) per_rank.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
-    j["ranks_compute_exposed_bubble_other"] = std::move(per_rank);
-    for (const auto& c : r.collectives) {
-      const double algbw = c.seconds > 0 ? c.bytes / c.seconds : 0;
-      j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
-                                  {"algorithm", sim::to_string(c.algorithm)},
-                                  {"group", program.grid.mask_name(c.group)},
-                                  {"group_size", c.group_size},
-                                  {"count", c.count},
-                                  {"bytes", c.bytes},
-                                  {"seconds", c.seconds},
-                                  {"exposed_seconds", c.exposed},
-                                  {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
-                                  {"algbw", algbw},
-                                  {"busbw", algbw * bus_factor(c.kind, static_cast<double>(c.group_size))}});
-    }
-    double worst_memory = 0;
-    for (const auto& role : program.roles) worst_memory = std::max(worst_memory, role.memory.total());
-    j["memory"] = {
-        {"max_bytes_per_rank", worst_memory}, {"device_bytes", dev.memory}, {"fits", worst_memory <= dev.memory}};
-    j["flows"] = r.flows;
-    j["actors"] = r.actors;
-    j["folded"] = r.folded;
-    if (!r.folded && sim_options.fold) j["not_folded_because"] = r.fold_note;
-
-    if (!a->trace.empty()) write_file_atomically(a->trace, sim::chrome_trace(program, r.events));
-    if (!a->json.empty()) write_file_atomically(a->json, j.dump(2) + "\n");
-
-    std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(), machine.name.c_str(),
-                static_cast<long long>(nodes), static_cast<long long>(program.grid.size()), a->fidelity.c_str(),
-                library.c_str());
-    if (r.folded)
-      std::printf(
-          "  simulated as          %lld actors for %lld ranks (ranks sharing a NIC folded into one; "
-          "collectives inside a node timed analytically)\n",
-          static_cast<long long>(r.actors), static_cast<long long>(program.grid.size()));
-    else if (sim_options.fidelity == sim::Fidelity::fast && sim_options.fold)
-      std::printf("  simulated as          one actor per rank (not folded: %s)\n", r.fold_note.c_str());
-    std::printf("  iteration time        %.6g s\n", T);
-    std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
-                static_cast<double>(program.tokens_per_iteration) / T, flops_per_device / 1e12,
-                100 * flops_per_device / peak, dtype.c_str());
-    if (dev.empirical_flops.count(dtype))
-      std::printf(" (%.3g%% of measured GEMM peak)", 100 * flops_per_device / dev.empirical_flops.at(dtype));
-    std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n",
-                compute > 0 ? bubble / compute : 0, analytical);
-    std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",
-                "exposed comm", "bubble", "other idle");
-    for (const auto& s : j["stages"])
-      std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", s["stage"].get<int>(), s["compute"].get<double>(),
-                  s["exposed_comm"].get<double>(), s["bubble"].get<double>(), s["other_idle"].get<double>());
-    if (j.contains("collectives")) {
-      std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
-                  "group", "size", "count", "bytes", "time [s]", "exposed [s]", "algbw GB/s", "busbw GB/s");
-      for (const auto& c : j["collectives"])
-        std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %12.6g %10.4g %10.4g\n",
-                    c["kind"].get<std::string>().c_str(), c["algorithm"].get<std::string>().c_str(),
-                    c["group"].get<std::string>().c_str(), static_cast<long long>(c["group_size"].get<int64_t>()),
-                    static_cast<long long>(c["count"].get<int64_t>()), c["bytes"].get<double>(),
-                    c["seconds"].get<double>(), c["exposed_seconds"].get<double>(), c["algbw"].get<double>() / 1e9,
-                    c["busbw"].get<double>() / 1e9);
-    }
-    std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", worst_memory / (1 << 30), dev.memory / (1 << 30));
-    if (worst_memory > dev.memory) std::printf("  — OUT OF MEMORY: this configuration does not fit (simulated anyway)");
-    std::printf("\n");
+    SimulationSetup setup;
+    setup.machine = a->machine;
+    setup.nodes = a->nodes;
+    setup.fidelity = a->fidelity;
+    setup.library = a->library;
+    setup.algorithms = a->algorithms;
+    setup.trace = !a->trace.empty();
+    setup.trace_ranks = a->trace_ranks;
+    setup.progress = a->progress;
+    setup.fold = a->fold;
+    const SimulationRun run = run_simulation(w, setup);
+    if (setup.trace) write_file_atomically(a->trace, run.trace);
+    if (!a->json.empty()) write_file_atomically(a->json, run.summary.dump(2) + "\n");
+    print_simulation_report(w, setup, run.summary);
     return 0;
   };
 }

@@ -83,7 +83,7 @@ struct Shared {
       feeds_other_stream.push_back(std::move(feeds));
     }
     if (o.fidelity == Fidelity::fast && o.fold && !o.free_communication && !t.options().one_nic_per_node)
-      fold = plan_folding(p, placement, t.machine());
+      fold = plan_folding(p, placement, t.machine(), true);
     else
       fold.reason = o.fidelity != Fidelity::fast ? "exact fidelity" : "not asked";
     if (fold.active) node_collectives = std::make_unique<NodeCollectives>(p, placement, t, layouts, step_costs);
@@ -128,6 +128,8 @@ class RankActor {
         feeds_(shared.feeds_other_stream[static_cast<size_t>(shared.program.role_of(rank))]),
         role_index_(static_cast<size_t>(shared.program.role_of(rank))),
         weight_(shared.fold.active ? shared.fold.weight[static_cast<size_t>(rank)] : 1),
+        lane_weight_(shared.fold.active ? shared.fold.lane_weight[static_cast<size_t>(rank)] : 1),
+        lanes_(shared.fold.active ? shared.fold.lanes[static_cast<size_t>(rank)] : std::vector<int64_t>{rank}),
         done_(role_.ops.size(), 0) {}
 
   void operator()() {
@@ -242,17 +244,23 @@ class RankActor {
       return;
     }
     if (workloads::is_p2p(op.kind)) {
-      const int64_t peer = sh_.program.grid.with_coord(rank_, sh_.pipe_axis, op.peer_stage);
       const bool backward = op.stream == Stream::send_bwd || op.stream == Stream::recv_bwd;
       const int channel = backward ? kChannelBackward : kChannelForward;
       f.payloads.assign(1, nullptr);
-      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes * weight_);
-      if (op.kind == OpKind::send)
-        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, size));
-      else
-        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[0]));
-      f.outstanding = 1;
-      ++sh_.result.flows;
+      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes * lane_weight_);
+      f.outstanding = 0;
+      for (size_t k = 0; k < lanes_.size(); ++k) {
+        const int64_t lane = lanes_[k];
+        const int64_t peer = sh_.program.grid.with_coord(lane, sh_.pipe_axis, op.peer_stage);
+        if (op.kind == OpKind::send) {
+          add_activity(s, send(k, lane, peer, channel, size));
+          ++f.outstanding;
+        } else if (k == 0) {
+          add_activity(s, mailbox(lane, peer, channel)->get_async<void>(&f.payloads[0]));
+          ++f.outstanding;
+        }
+      }
+      sh_.result.flows += op.kind == OpKind::send ? static_cast<int64_t>(lanes_.size()) : 0;
       return;
     }
     const GroupInfo& group = group_info(op.group);
@@ -301,17 +309,26 @@ class RankActor {
 
   static uint64_t bytes(double b) { return static_cast<uint64_t>(std::max(0.0, b)); }
 
-  // The mailbox of messages from `from` to `to` on a channel; one of the two is this rank, and the
-  // actor remembers the ones it uses.
+  // The mailbox of messages from `from` to `to` on a channel; one of the two is a lane of this actor,
+  // and the actor remembers the ones it uses. Ranks stay below 2^22 (workloads' limit).
   sg4::Mailbox* mailbox(int64_t to, int64_t from, int channel) {
-    const int64_t peer = to == rank_ ? from : to;
-    const uint64_t key = (static_cast<uint64_t>(peer) << 9) | (static_cast<uint64_t>(to == rank_) << 8) |
-                         static_cast<uint64_t>(channel & 0xff);
+    const uint64_t key =
+        (static_cast<uint64_t>(to) << 30) | (static_cast<uint64_t>(from) << 8) | static_cast<uint64_t>(channel & 0xff);
     auto [it, fresh] = mailboxes_.emplace(key, nullptr);
     if (fresh)
       it->second =
           sg4::Mailbox::by_name("m" + std::to_string(to) + "." + std::to_string(from) + "." + std::to_string(channel));
     return it->second;
+  }
+
+  // Lane k's transfer from `from` to `to`. The first lane meets its receiver at a mailbox, between
+  // the two actors' hosts (SimGrid 3.32 runs a mailbox transfer between the actors' hosts). The other
+  // lanes' transfers must leave from their own devices: host-to-host flows that the sender waits for,
+  // started as the sender gets there; the receiving node actor waits for its first lane only — its
+  // other lanes mirror it (same group, same place in it, same bytes).
+  sg4::CommPtr send(size_t k, int64_t from, int64_t to, int channel, uint64_t size) {
+    if (k == 0) return mailbox(to, from, channel)->put_async(&kToken, size);
+    return sg4::Comm::sendto_async(sh_.host_of(from), sh_.host_of(to), size);
   }
 
   // Posts the current step of stream s's collective, skipping empty steps; completes the op when
@@ -326,17 +343,20 @@ class RankActor {
         ++f.step;
         continue;
       }
+      // Every lane runs the step with its own group: the same place in it, its own peers.
+      const auto& grid = sh_.program.grid;
       f.payloads.assign(st.recvs.size(), nullptr);
-      for (const auto& t : st.sends) {
-        const int64_t peer = sh_.program.grid.group_member(rank_, op.group, t.peer);
-        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, bytes(t.bytes * weight_)));
+      for (size_t k = 0; k < lanes_.size(); ++k)
+        for (const auto& t : st.sends) {
+          const int64_t peer = grid.group_member(lanes_[k], op.group, t.peer);
+          add_activity(s, send(k, lanes_[k], peer, channel, bytes(t.bytes * lane_weight_)));
+        }
+      for (size_t i = 0; i < st.recvs.size(); ++i) {
+        const int64_t peer = grid.group_member(rank_, op.group, st.recvs[i].peer);
+        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[i]));
       }
-      for (size_t k = 0; k < st.recvs.size(); ++k) {
-        const int64_t peer = sh_.program.grid.group_member(rank_, op.group, st.recvs[k].peer);
-        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[k]));
-      }
-      sh_.result.flows += static_cast<int64_t>(st.sends.size());
-      f.outstanding = static_cast<int>(st.sends.size() + st.recvs.size());
+      sh_.result.flows += static_cast<int64_t>(st.sends.size() * lanes_.size());
+      f.outstanding = static_cast<int>(st.sends.size() * lanes_.size() + st.recvs.size());
       return;
     }
     complete(s);
@@ -513,7 +533,9 @@ class RankActor {
   const std::array<std::vector<uint32_t>, kStreams>& streams_;
   const std::vector<uint8_t>& feeds_;
   size_t role_index_;
-  int32_t weight_;  // ranks this actor stands for (folding)
+  int32_t weight_;              // ranks this actor stands for (folding)
+  int32_t lane_weight_;         // ranks each of its lanes stands for: the traffic one transfer carries
+  std::vector<int64_t> lanes_;  // ranks whose transfers this actor makes (itself, or a node's NIC leaders)
   std::vector<uint8_t> done_;
   int64_t blocking_op_ = -1;  // the collective the compute stream waits for (exposed communication)
   size_t head_[kStreams] = {};
@@ -561,6 +583,7 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
   SimResult out = std::move(shared.result);
   out.actors = actors;
   out.folded = shared.fold.active;
+  out.fold_whole_nodes = shared.fold.whole_nodes;
   out.fold_note = shared.fold.reason;
   if (shared.fold.active) {
     for (int64_t r = 0; r < program.grid.size(); ++r)

@@ -67,7 +67,8 @@ struct SimResult {
   int64_t flows = 0;   // transfers simulated
   int64_t actors = 0;  // SimGrid actors (ranks, or representatives when folded)
   bool folded = false;
-  std::string fold_note;  // why the program was not folded (fast fidelity)
+  bool fold_whole_nodes = false;  // one actor per node (else one per NIC)
+  std::string fold_note;          // why the program was not folded (fast fidelity)
 };
 
 // Throws std::invalid_argument naming the op and group when an algorithm of `options` cannot run one of

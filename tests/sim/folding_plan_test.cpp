@@ -23,6 +23,27 @@ TEST(Folding, RanksSharingANicBecomeOneActor) {
   }
 }
 
+TEST(Folding, ANodesLanesBecomeOneActor) {
+  const auto program = paratwin::test::four_d(2, 2, 2, 4, false);
+  const auto machine = pt::resolve_machine("frontier");
+  const auto f = paratwin::sim::plan_folding(program, program.placement(), machine, true);
+  ASSERT_TRUE(f.active) << f.reason;
+  EXPECT_TRUE(f.whole_nodes);
+  EXPECT_EQ(f.actors, 4);  // 32 GCDs on 4 nodes
+  for (int64_t r = 0; r < 32; ++r) {
+    const auto k = static_cast<size_t>(r);
+    EXPECT_EQ(f.rep[k], r - r % 8) << r;
+    EXPECT_EQ(f.weight[k], r % 8 == 0 ? 8 : 0) << r;
+    // Lanes: the GCDs leading each NIC (2k), two ranks each.
+    EXPECT_EQ(f.lane_weight[k], r % 2 == 0 ? 2 : 0) << r;
+    if (r % 8 == 0) {
+      EXPECT_EQ(f.lanes[k], (std::vector<int64_t>{r, r + 2, r + 4, r + 6})) << r;
+    } else {
+      EXPECT_TRUE(f.lanes[k].empty()) << r;
+    }
+  }
+}
+
 TEST(Folding, RefusesGroupsSplitAcrossNodesAndStagesSharingANode) {
   const auto machine = pt::resolve_machine("frontier");
   // z = 16: each z group has 8 members on each of two nodes.

@@ -1,0 +1,213 @@
+// `paratwin search`: rank every configuration of N GPUs with the analytical model, then simulate the best.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/simulation_run.hpp"
+#include "cli/sweep_children.hpp"
+#include "common/input_error.hpp"
+#include "sim/search.hpp"
+#include "workloads/embedded_examples.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+struct SearchArgs {
+  std::string workload;
+  std::string machine = "frontier";
+  int64_t gpus = 0;
+  std::string family = "all";
+  int64_t top = 10;
+  int64_t simulate = 3;
+  std::string fidelity = "fast";
+  std::string library;
+  std::string json;
+  bool placement_agnostic = false;
+  bool show_rejected = false;
+};
+
+std::vector<sim::Family> families_of(const std::string& name) {
+  if (name == "4d") return {sim::Family::four_d};
+  if (name == "ptdp") return {sim::Family::ptdp};
+  if (name == "ted") return {sim::Family::ted};
+  return {};  // all
+}
+
+nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
+  nlohmann::json j = {{"iteration_seconds", e.iteration},
+                      {"compute_seconds", e.compute},
+                      {"exposed_comm_seconds", e.exposed_comm},
+                      {"bubble_seconds", e.bubble},
+                      {"bubble_fraction", e.bubble_fraction},
+                      {"tokens_per_second", e.tokens_per_second},
+                      {"percent_of_peak", e.percent_of_peak},
+                      {"memory_bytes_per_gpu", e.memory.total()},
+                      {"fits", e.fits()}};
+  for (const auto& c : e.collectives)
+    j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
+                                {"group", c.group},
+                                {"group_size", c.group_size},
+                                {"count", c.count},
+                                {"bytes", c.bytes},
+                                {"bandwidth", c.bandwidth},
+                                {"seconds", c.seconds},
+                                {"exposed_seconds", c.exposed}});
+  return j;
+}
+
+double gib(double bytes) {
+  return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+}  // namespace
+
+Action add_search_command(CLI::App& app) {
+  auto a = std::make_shared<SearchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "search",
+      "Rank every parallel configuration of a workload's model on N GPUs with the analytical model, drop those that "
+      "do not fit in memory, and simulate the best few with SimGrid");
+  cmd->add_option("--workload,-w", a->workload,
+                  "base workload JSON (model, batch, training settings, optimisations; its own parallelism is "
+                  "replaced; default: the built-in example)");
+  cmd->add_option("--machine,-m", a->machine, "built-in machine name or machine file")->capture_default_str();
+  cmd->add_option("--gpus,-n", a->gpus, "number of GPUs to configure")
+      ->required()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 22));
+  cmd->add_option("--family", a->family,
+                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data and "
+                  "micro-batch size), ted (MoE tensor·expert·data), all (those that apply to the model)")
+      ->check(CLI::IsMember({"4d", "ptdp", "ted", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--top", a->top, "configurations to print")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("--simulate", a->simulate, "simulate this many of the best with SimGrid (0: none)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("--fidelity", a->fidelity, "fidelity of those simulations")
+      ->check(CLI::IsMember({"exact", "fast"}))
+      ->capture_default_str();
+  cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
+      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
+  cmd->add_flag("--placement-agnostic", a->placement_agnostic,
+                "give every collective one NIC's bandwidth wherever its group sits (the baseline seed 002 §5.1.2 "
+                "improves on) instead of loading the machine's links with every group's rings");
+  cmd->add_flag("--show-rejected", a->show_rejected, "list every configuration dropped, with the reason");
+  cmd->add_option("--json", a->json, "write every ranked, rejected and invalid configuration as JSON to this file");
+  return [a]() -> int {
+    const auto base = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
+                                                                           workloads::kDefaultWorkloadName)
+                                          : workloads::load_workload_file(a->workload);
+    const auto machine = topology::resolve_machine(a->machine);
+    const int64_t per_node = machine.devices_per_node();
+    const int64_t nodes = (a->gpus + per_node - 1) / per_node;
+    if (nodes > machine.network.nodes)
+      throw InputError("--gpus", "= " + std::to_string(a->gpus) + " but " + machine.name + " has " +
+                                     std::to_string(machine.total_devices()) + " devices");
+    const std::string library = a->library.empty() ? machine.profile.library : a->library;
+    topology::TopologyOptions topo_options;
+    topo_options.one_nic_per_node = library == "cray-mpich";
+    const topology::Topology topology(machine.slice(nodes), topo_options);
+    sim::SearchOptions options;
+    options.gpus = a->gpus;
+    options.families = families_of(a->family);
+    options.model.placement_aware = !a->placement_agnostic;
+    options.model.library = library;
+    sim::SearchResult result;
+    try {
+      result = sim::search(base, topology, options);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--family", e.what());
+    }
+
+    std::printf("%s on %lld GPUs of %s (%s, %s model)\n", base.name.c_str(), static_cast<long long>(a->gpus),
+                machine.name.c_str(), library.c_str(),
+                a->placement_agnostic ? "placement-agnostic" : "placement-aware");
+    std::printf("  %lld valid configurations, %zu do not fit in memory, %zu break a rule of the format\n",
+                static_cast<long long>(result.enumerated), result.rejected.size(), result.invalid.size());
+    const auto show = [&](const char* what, const std::vector<sim::Rejected>& list) {
+      const size_t shown = a->show_rejected ? list.size() : std::min<size_t>(list.size(), 3);
+      for (size_t i = 0; i < shown; ++i)
+        std::printf("    %s %-5s %-28s %s\n", what, sim::to_string(list[i].family), list[i].label.c_str(),
+                    list[i].reason.c_str());
+      if (shown < list.size()) std::printf("    ... %zu more (--show-rejected lists them)\n", list.size() - shown);
+    };
+    show("memory ", result.rejected);
+    show("invalid", result.invalid);
+    if (result.ranked.empty()) {
+      std::fprintf(stderr, "paratwin: error: no configuration of %lld GPUs fits in memory\n",
+                   static_cast<long long>(a->gpus));
+      return 1;
+    }
+
+    // The best K, simulated one by one (each in a child process: one SimGrid engine per process).
+    const size_t simulated = std::min<size_t>(static_cast<size_t>(a->simulate), result.ranked.size());
+    std::vector<std::string> sim_column(result.ranked.size(), "");
+    nlohmann::json sim_results = nlohmann::json::array();
+    SimulationSetup setup;
+    setup.machine = a->machine;
+    setup.fidelity = a->fidelity;
+    setup.library = a->library;
+    for (size_t i = 0; i < simulated; ++i) {
+      const auto& c = result.ranked[i];
+      std::fprintf(stderr, "paratwin search: simulating %zu of %zu: %s %s\n", i + 1, simulated,
+                   sim::to_string(c.family), c.label.c_str());
+      ChildPool pool(1);
+      pool.start(i, [&] { return run_simulation(c.workload, setup).summary; });
+      const auto run = *pool.wait(-1);
+      char cell[64];
+      if (run.ok) {
+        std::snprintf(cell, sizeof cell, "%.4g", run.value["iteration_seconds"].get<double>());
+        sim_results.push_back(run.value);
+      } else {
+        std::snprintf(cell, sizeof cell, "failed");
+        std::fprintf(stderr, "paratwin search: simulating %s failed: %s\n", c.label.c_str(), run.error.c_str());
+        sim_results.push_back({{"error", run.error}});
+      }
+      sim_column[i] = cell;
+    }
+
+    std::printf("\n  %4s %-5s %-30s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration", "analytical [s]",
+                "simulated [s]", "exposed [s]", "GiB/GPU", "% peak");
+    const size_t shown = std::min<size_t>(static_cast<size_t>(a->top), result.ranked.size());
+    for (size_t i = 0; i < std::max(shown, simulated); ++i) {
+      const auto& c = result.ranked[i];
+      std::printf("  %4zu %-5s %-30s %14.4g %14s %12.4g %10.1f %9.1f\n", i + 1, sim::to_string(c.family),
+                  c.label.c_str(), c.estimate.iteration, sim_column[i].c_str(), c.estimate.exposed_comm,
+                  gib(c.estimate.memory.total()), c.estimate.percent_of_peak);
+    }
+    if (shown < result.ranked.size()) std::printf("  ... %zu more (--top)\n", result.ranked.size() - shown);
+
+    if (!a->json.empty()) {
+      nlohmann::json j;
+      j["workload"] = base.name;
+      j["machine"] = machine.name;
+      j["gpus"] = a->gpus;
+      j["library"] = library;
+      j["placement_aware"] = !a->placement_agnostic;
+      j["valid"] = result.enumerated;
+      j["ranked"] = nlohmann::json::array();
+      for (size_t i = 0; i < result.ranked.size(); ++i) {
+        const auto& c = result.ranked[i];
+        nlohmann::json e = {{"rank", i + 1},
+                            {"family", sim::to_string(c.family)},
+                            {"configuration", c.label},
+                            {"analytical", to_json(c.estimate)},
+                            {"parallelism", workloads::to_json(c.workload)["parallelism"]}};
+        if (i < simulated) e["simulated"] = sim_results[i];
+        j["ranked"].push_back(std::move(e));
+      }
+      for (const auto* list : {&result.rejected, &result.invalid})
+        for (const auto& r : *list)
+          j[list == &result.rejected ? "out_of_memory" : "invalid"].push_back(
+              {{"family", sim::to_string(r.family)}, {"configuration", r.label}, {"reason", r.reason}});
+      write_file_atomically(a->json, j.dump(2) + "\n");
+    }
+    return 0;
+  };
+}
+
+}  // namespace paratwin::cli

@@ -1,0 +1,212 @@
+// `paratwin sweep --spec FILE`: a grid of workloads × machines × GPU counts × configurations × models,
+// evaluated in child processes (--jobs at once) and across MPI ranks when launched by mpirun, journaled
+// point by point so that an interrupted sweep resumes, and written as CSV, JSON and plots.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/sweep_children.hpp"
+#include "cli/sweep_journal.hpp"
+#include "cli/sweep_mpi.hpp"
+#include "cli/sweep_outputs.hpp"
+#include "cli/sweep_point.hpp"
+#include "cli/sweep_spec.hpp"
+#include "common/input_error.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+// Exit status when the sweep completed but some points failed (their rows carry the error).
+constexpr int kExitSomePointsFailed = 3;
+
+struct SweepArgs {
+  std::string spec;
+  std::string out;
+  int jobs = 0;
+  bool restart = false;
+  bool retry_failed = false;
+  std::string plots = "svg";
+};
+
+// Fault injection for the resume test: PARATWIN_SWEEP_ABORT_AFTER=K kills the sweep (SIGKILL, no
+// cleanup at all) right after the K-th point of this run is in the journal.
+int abort_after() {
+  const char* value = std::getenv("PARATWIN_SWEEP_ABORT_AFTER");
+  return value != nullptr ? std::atoi(value) : 0;
+}
+
+std::string describe(const SweepPoint& p, const nlohmann::json& row) {
+  return row["workload"].get<std::string>() + " on " + row["machine"].get<std::string>() + ", " +
+         std::to_string(p.gpus) + (p.gpus == 1 ? " GPU, " : " GPUs, ") + p.model;
+}
+
+// My share of the points to compute: every size-th, starting at my rank.
+std::vector<size_t> share(const std::vector<int64_t>& todo, const SweepComm& comm) {
+  std::vector<size_t> mine;
+  for (size_t j = static_cast<size_t>(comm.rank()); j < todo.size(); j += static_cast<size_t>(comm.size()))
+    mine.push_back(static_cast<size_t>(todo[j]));
+  return mine;
+}
+
+int default_jobs(const SweepComm& comm) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, cores / std::max(1, comm.local_size()));
+}
+
+// Runs `mine` in children, `jobs` at once, handing each row to `done`; between children, `poll` runs
+// (rank 0 receives the other ranks' rows there) until `finished` says all is in.
+void run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine, int jobs,
+                const std::function<void(size_t, nlohmann::json, int)>& done, const std::function<bool()>& poll,
+                const std::function<bool()>& finished) {
+  ChildPool pool(jobs);
+  size_t next = 0;
+  while (!finished()) {
+    while (!pool.full() && next < mine.size()) {
+      const size_t index = mine[next++];
+      pool.start(index, [&spec, &points, index] { return evaluate_point(spec, points[index]); });
+    }
+    // Waiting on children alone can block; with other ranks to hear from, look up every few ms.
+    const bool others = static_cast<bool>(poll);
+    if (auto r = pool.wait(others ? 20 : -1))
+      done(r->id, r->ok ? r->value : failed_row(spec, points[r->id], r->error), 0);
+    bool heard = false;
+    while (others && poll()) heard = true;
+    if (others && !heard && pool.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+int run_worker(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm, int jobs) {
+  const auto mine = share(comm.broadcast({}), comm);
+  size_t sent = 0;
+  run_points(
+      spec, points, mine, jobs,
+      [&](size_t index, nlohmann::json row, int) {
+        const nlohmann::json message = {{"index", index}, {"rank", comm.rank()}, {"row", std::move(row)}};
+        comm.send_to_root(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        ++sent;
+      },
+      nullptr, [&] { return sent == mine.size(); });
+  return 0;
+}
+
+int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm,
+             int jobs) {
+  const std::filesystem::path dir = a.out.empty() ? "sweep-" + spec.name : a.out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError("--out", dir.string() + ": cannot be created: " + ec.message());
+  SweepJournal journal((dir / "journal.jsonl").string(), a.restart);
+  if (journal.dropped_lines() > 0)
+    std::fprintf(stderr, "paratwin sweep: warning: dropped %d unreadable journal line(s) (a write cut by a crash)\n",
+                 journal.dropped_lines());
+
+  std::vector<nlohmann::json> rows(points.size());
+  std::vector<int64_t> todo;
+  size_t skipped = 0;
+  for (const auto& p : points) {
+    const auto it = journal.finished().find(p.key);
+    if (it != journal.finished().end() && !(a.retry_failed && it->second["status"] != "ok")) {
+      rows[p.index] = it->second;
+      ++skipped;
+    } else {
+      todo.push_back(static_cast<int64_t>(p.index));
+    }
+  }
+  comm.broadcast(todo);
+
+  const auto start = std::chrono::steady_clock::now();
+  const int kill_after = abort_after();
+  size_t computed = 0, failed_now = 0;
+  const auto done = [&](size_t index, nlohmann::json row, int rank) {
+    journal.record(points[index].key, row, rank);
+    ++computed;
+    if (kill_after > 0 && computed == static_cast<size_t>(kill_after)) {
+      std::fprintf(stderr, "paratwin sweep: PARATWIN_SWEEP_ABORT_AFTER=%d: killed after %zu journaled points\n",
+                   kill_after, computed);
+      std::raise(SIGKILL);
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta = elapsed / static_cast<double>(computed) * static_cast<double>(todo.size() - computed);
+    const bool ok = row["status"] == "ok";
+    failed_now += ok ? 0 : 1;
+    if (ok)
+      std::fprintf(stderr, "paratwin sweep: [%zu/%zu] %s: %.4g s/iteration; elapsed %.1f s, ETA %.1f s\n",
+                   skipped + computed, points.size(), describe(points[index], row).c_str(),
+                   row["iteration_s"].get<double>(), elapsed, eta);
+    else
+      std::fprintf(stderr, "paratwin sweep: [%zu/%zu] %s: FAILED: %s; elapsed %.1f s, ETA %.1f s\n", skipped + computed,
+                   points.size(), describe(points[index], row).c_str(), row["error"].get<std::string>().c_str(),
+                   elapsed, eta);
+    rows[index] = std::move(row);
+  };
+  std::function<bool()> poll;
+  if (comm.distributed())
+    poll = [&] {
+      const auto text = comm.poll_from_workers();
+      if (!text) return false;
+      const auto message = nlohmann::json::parse(*text);
+      done(message.at("index").get<size_t>(), message.at("row"), message.at("rank").get<int>());
+      return true;
+    };
+  run_points(spec, points, share(todo, comm), jobs, done, poll, [&] { return computed == todo.size(); });
+
+  write_file_atomically((dir / "sweep.csv").string(), sweep_csv(rows));
+  write_file_atomically((dir / "sweep.json").string(), sweep_json(spec, rows).dump(2) + "\n");
+  const std::string plots =
+      a.plots == "none" ? "no plots (--plots none)" : write_plots(spec, points, rows, dir, a.plots);
+  size_t failed = 0;
+  for (const auto& row : rows) failed += row["status"] == "ok" ? 0 : 1;
+  std::printf("paratwin sweep %s: %zu points: %zu skipped (finished earlier, in %s), %zu computed, %zu failed\n",
+              spec.name.c_str(), points.size(), skipped, (dir / "journal.jsonl").c_str(), computed, failed);
+  std::printf("  wrote %s and %s; %s\n", (dir / "sweep.csv").c_str(), (dir / "sweep.json").c_str(), plots.c_str());
+  return failed > 0 ? kExitSomePointsFailed : 0;
+}
+
+}  // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Evaluate a grid of workloads x machines x GPU counts x configurations (weak or strong scaling) and write CSV, "
+      "JSON and plots; resumes an interrupted sweep; under mpirun every rank takes a share of the points. Exit "
+      "status: 0 every point succeeded, 3 some points failed (their rows say why), 2 bad input, 1 internal error");
+  cmd->add_option("--spec,-s", a->spec, "sweep spec JSON (format: results/sweep/README.md)")->required();
+  cmd->add_option("--out,-o", a->out, "output folder (default: sweep-NAME in the current folder)");
+  cmd->add_option("--jobs,-j", a->jobs,
+                  "points evaluated at once on this machine (default: cores / MPI ranks on this node)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--restart", a->restart, "forget the journal: recompute every point");
+  cmd->add_flag("--retry-failed", a->retry_failed, "recompute the points the journal records as failed");
+  cmd->add_option("--plots", a->plots, "plot format: svg, png, or none")
+      ->check(CLI::IsMember({"svg", "png", "none"}))
+      ->capture_default_str();
+  return [a]() -> int {
+    SweepComm comm;
+    SweepSpec spec;
+    std::vector<SweepPoint> points;
+    try {
+      spec = load_sweep_spec(a->spec);
+      points = enumerate_points(spec);
+    } catch (const InputError&) {
+      if (comm.rank() != 0) return kExitBadInput;  // every rank read the same spec; rank 0 reports it
+      throw;
+    }
+    const int jobs = a->jobs > 0 ? a->jobs : default_jobs(comm);
+    if (!comm.distributed()) return run_root(*a, spec, points, comm, jobs);
+    // Across ranks a failure on one must end all: the others would wait for it forever.
+    try {
+      return comm.rank() == 0 ? run_root(*a, spec, points, comm, jobs) : run_worker(spec, points, comm, jobs);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "paratwin: error (MPI rank %d): %s\n", comm.rank(), e.what());
+      comm.abort(dynamic_cast<const InputError*>(&e) ? kExitBadInput : 1);
+    }
+  };
+}
+
+}  // namespace paratwin::cli

@@ -1,0 +1,73 @@
+#include "cli/sweep_mpi.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace paratwin::cli {
+
+namespace {
+
+constexpr int kRowTag = 7;
+
+// Set by Open MPI's mpirun, by PMI launchers (MPICH's Hydra, srun) and by PMIx.
+bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(variable) != nullptr) return true;
+  return false;
+}
+
+int env_int(const char* variable, int fallback) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && std::atoi(value) > 0 ? std::atoi(value) : fallback;
+}
+
+}  // namespace
+
+SweepComm::SweepComm() {
+  if (!launched_by_mpi()) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  initialised_ = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  local_size_ = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("MPI_LOCALNRANKS", env_int("SLURM_NTASKS_PER_NODE", 1)));
+}
+
+SweepComm::~SweepComm() {
+  if (initialised_) MPI_Finalize();
+}
+
+std::vector<int64_t> SweepComm::broadcast(std::vector<int64_t> values) const {
+  if (!distributed()) return values;
+  int64_t count = static_cast<int64_t>(values.size());
+  MPI_Bcast(&count, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  values.resize(static_cast<size_t>(count));
+  MPI_Bcast(values.data(), static_cast<int>(count), MPI_INT64_T, 0, MPI_COMM_WORLD);
+  return values;
+}
+
+void SweepComm::send_to_root(const std::string& text) const {
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kRowTag, MPI_COMM_WORLD);
+}
+
+std::optional<std::string> SweepComm::poll_from_workers() const {
+  if (!distributed()) return std::nullopt;
+  int arrived = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, kRowTag, MPI_COMM_WORLD, &arrived, &status);
+  if (!arrived) return std::nullopt;
+  int size = 0;
+  MPI_Get_count(&status, MPI_CHAR, &size);
+  std::string text(static_cast<size_t>(size), '\0');
+  MPI_Recv(text.data(), size, MPI_CHAR, status.MPI_SOURCE, kRowTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return text;
+}
+
+void SweepComm::abort(int code) const {
+  if (initialised_) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+}  // namespace paratwin::cli

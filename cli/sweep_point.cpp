@@ -1,0 +1,302 @@
+// Enumerating a sweep's points and evaluating one: the point's workload (scaled to its GPU count and
+// configured as the spec says), then SimGrid (through run_simulation) or the analytical model.
+#include "cli/sweep_point.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <stdexcept>
+
+#include "cli/simulation_run.hpp"
+#include "common/json_file.hpp"
+#include "sim/analytical_model.hpp"
+#include "sim/search.hpp"
+#include "topology/machine.hpp"
+#include "topology/topology.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// FNV-1a, 64 bits: stable across compilers and runs, unlike std::hash.
+std::string fnv1a_hex(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016" PRIx64, h);
+  return out;
+}
+
+std::string point_key(const SweepSpec& spec, const SweepPoint& p, const std::string& workload_text) {
+  nlohmann::json d = {{"workload", spec.workloads[p.workload]},
+                      {"workload_text", workload_text},
+                      {"machine", spec.machines[p.machine]},
+                      {"machine_text", spec.machine_texts[p.machine]},
+                      {"gpus", p.gpus},
+                      {"scaling", to_string(spec.scaling)},
+                      {"configurations", to_string(spec.configurations)},
+                      {"model", p.model},
+                      {"library", spec.library}};
+  if (spec.configurations == ConfigurationMode::listed) {
+    d["entry"] = spec.listed[p.configuration].entry;
+  }
+  if (p.model == "simulate") {  // the analytical model has neither
+    d["fidelity"] = spec.fidelity;
+    d["fold"] = spec.fold;
+  }
+  return fnv1a_hex(d.dump());
+}
+
+// Ranks of one model replica in a workload `parallelism` object (tensor degree × experts × stages).
+// Read leniently: the workload reader reports whatever is malformed, with its path, afterwards.
+int64_t model_parallel_size(const nlohmann::json& p) {
+  const auto get = [](const nlohmann::json& object, const char* key) -> int64_t {
+    if (!object.is_object() || !object.contains(key) || !object[key].is_number_integer()) return 1;
+    return std::max<int64_t>(1, object[key].get<int64_t>());
+  };
+  const nlohmann::json none = nlohmann::json::object();
+  const auto& tensor = p.contains("tensor") ? p["tensor"] : none;
+  const std::string mode = tensor.is_object() && tensor.contains("mode") && tensor["mode"].is_string()
+                               ? tensor["mode"].get<std::string>()
+                               : "none";
+  int64_t degree = 1;
+  if (mode == "megatron") degree = get(tensor, "size");
+  if (mode == "optimus") degree = get(tensor, "q") * get(tensor, "q");
+  if (mode == "axonn") degree = get(tensor, "x") * get(tensor, "y") * get(tensor, "z");
+  return degree * get(p.contains("expert") ? p["expert"] : none, "size") *
+         get(p.contains("pipeline") ? p["pipeline"] : none, "stages");
+}
+
+// Weak scaling keeps the batch per GPU (so per data-parallel replica, at the workload's model-parallel
+// size); strong scaling keeps the global batch.
+int64_t scaled_global_batch(const workloads::Workload& base, Scaling scaling, int64_t gpus) {
+  const int64_t batch = base.training.global_batch;
+  if (scaling == Scaling::strong) return batch;
+  const int64_t ranks = base.total_ranks();
+  if ((batch * gpus) % ranks != 0)
+    throw std::invalid_argument("weak scaling: the global batch " + std::to_string(batch) + " × " +
+                                std::to_string(gpus) + " GPUs / the workload's " + std::to_string(ranks) +
+                                " GPUs is not an integer");
+  return batch * gpus / ranks;
+}
+
+struct Configured {
+  workloads::Workload workload;
+  std::string label;
+};
+
+// The workload's own parallelism ("as-is") or a listed one, with data parallelism filling the GPUs.
+Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const workloads::Workload& base,
+                           int64_t global_batch) {
+  nlohmann::json doc = workloads::to_json(base);
+  std::string source = spec.workload_files[p.workload];
+  if (spec.configurations == ConfigurationMode::listed) {
+    const auto& listed = spec.listed[p.configuration];
+    doc["parallelism"] = listed.parallelism;
+    if (!listed.optimizations.is_null()) doc["optimizations"] = listed.optimizations;
+    if (listed.micro_batch > 0) doc["training"]["micro_batch"] = listed.micro_batch;
+    source += " with " + spec.file + " configurations[" + std::to_string(p.configuration) + "]";
+  }
+  const int64_t mp = model_parallel_size(doc["parallelism"]);
+  if (p.gpus % mp != 0)
+    throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " is not a multiple of the model-parallel size " +
+                                std::to_string(mp) + " (tensor × expert × pipeline ranks of one replica)");
+  doc["parallelism"]["data"]["size"] = p.gpus / mp;
+  doc["training"]["global_batch"] = global_batch;
+  Configured c;
+  c.workload = workloads::parse_workload(doc, source);
+  c.label = spec.configurations == ConfigurationMode::listed && !spec.listed[p.configuration].label.empty()
+                ? spec.listed[p.configuration].label
+                : configuration_label(c.workload);
+  return c;
+}
+
+topology::Topology point_topology(const topology::Machine& machine, int64_t nodes, const std::string& library) {
+  topology::TopologyOptions options;
+  options.one_nic_per_node = library == "cray-mpich";
+  return topology::Topology(machine.slice(nodes), options);
+}
+
+void fill_from_simulation(nlohmann::json& row, const nlohmann::json& s) {
+  row["iteration_s"] = s["iteration_seconds"];
+  row["tokens_per_s"] = s["tokens_per_second"];
+  row["tflops_per_gpu"] = s["model_tflops_per_device"];
+  row["percent_of_peak"] = s["percent_of_peak"];
+  // The busiest stage (most compute), as the analytical model reports: its time is the iteration's.
+  const nlohmann::json* busiest = &s["stages"][0];
+  for (const auto& stage : s["stages"])
+    if (stage["compute"].get<double>() > (*busiest)["compute"].get<double>()) busiest = &stage;
+  row["compute_s"] = (*busiest)["compute"];
+  row["exposed_comm_s"] = (*busiest)["exposed_comm"];
+  row["bubble_s"] = (*busiest)["bubble"];
+  row["memory_gib_per_gpu"] = s["memory"]["max_bytes_per_rank"].get<double>() / kGiB;
+  row["fits"] = s["memory"]["fits"];
+}
+
+void fill_from_estimate(nlohmann::json& row, const sim::AnalyticalEstimate& e, int64_t gpus) {
+  row["iteration_s"] = e.iteration;
+  row["tokens_per_s"] = e.tokens_per_second;
+  row["tflops_per_gpu"] = e.model_flops / e.iteration / static_cast<double>(gpus) / 1e12;
+  row["percent_of_peak"] = e.percent_of_peak;
+  row["compute_s"] = e.compute;
+  row["exposed_comm_s"] = e.exposed_comm;
+  row["bubble_s"] = e.bubble;
+  row["memory_gib_per_gpu"] = e.memory.total() / kGiB;
+  row["fits"] = e.fits();
+}
+
+// The columns every row has, whatever happens to the point.
+nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
+  nlohmann::json row;
+  std::string name = spec.workloads[p.workload];
+  try {
+    name = workloads::load_workload_file(spec.workload_files[p.workload]).name;
+  } catch (const std::exception&) {  // the point reports it; the row is named by the spec's path
+  }
+  row["workload"] = name;
+  row["machine"] = spec.machines[p.machine];
+  row["gpus"] = p.gpus;
+  row["model"] = p.model;
+  switch (spec.configurations) {
+    case ConfigurationMode::listed: {
+      const auto& label = spec.listed[p.configuration].label;
+      row["configuration"] = label.empty() ? "configurations[" + std::to_string(p.configuration) + "]" : label;
+      break;
+    }
+    default:
+      row["configuration"] = to_string(spec.configurations);
+  }
+  for (const char* column :
+       {"nodes", "global_batch", "iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "compute_s",
+        "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits"})
+    row[column] = nullptr;
+  row["status"] = "ok";
+  row["error"] = "";
+  return row;
+}
+
+}  // namespace
+
+std::string configuration_label(const workloads::Workload& w) {
+  const auto& p = w.parallel;
+  std::string label;
+  const auto add = [&](const std::string& part) { label += (label.empty() ? "" : " ") + part; };
+  switch (p.tensor.mode) {
+    case workloads::TensorMode::megatron:
+      add("t=" + std::to_string(p.tensor.size));
+      break;
+    case workloads::TensorMode::optimus:
+      add("q=" + std::to_string(p.tensor.rows));
+      break;
+    case workloads::TensorMode::axonn:
+      add("x=" + std::to_string(p.tensor.x) + " y=" + std::to_string(p.tensor.y) + " z=" + std::to_string(p.tensor.z));
+      break;
+    case workloads::TensorMode::none:
+      break;
+  }
+  if (p.sequence_parallel) add("sp");
+  if (p.expert > 1) add("e=" + std::to_string(p.expert));
+  if (p.pipeline.stages > 1) add("p=" + std::to_string(p.pipeline.stages));
+  if (p.pipeline.chunks > 1) add("v=" + std::to_string(p.pipeline.chunks));
+  add("d=" + std::to_string(p.data));
+  if (p.zero_stage > 0) add("zero=" + std::to_string(p.zero_stage));
+  add("mb=" + std::to_string(w.training.micro_batch));
+  return label;
+}
+
+std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
+  std::vector<std::string> texts;
+  for (const auto& file : spec.workload_files) {
+    try {
+      texts.push_back(read_text_file<InputError>(file));
+    } catch (const InputError&) {
+      texts.emplace_back();  // unreadable: its points fail and say so
+    }
+  }
+  std::vector<SweepPoint> points;
+  for (size_t w = 0; w < spec.workloads.size(); ++w)
+    for (size_t m = 0; m < spec.machines.size(); ++m)
+      for (size_t c = 0; c < spec.configuration_count(); ++c)
+        for (const auto& model : spec.models)
+          for (const int64_t gpus : spec.gpus) {
+            SweepPoint p;
+            p.index = points.size();
+            p.workload = w;
+            p.machine = m;
+            p.configuration = c;
+            p.gpus = gpus;
+            p.model = model;
+            p.key = point_key(spec, p, texts[w]);
+            points.push_back(std::move(p));
+          }
+  return points;
+}
+
+nlohmann::json failed_row(const SweepSpec& spec, const SweepPoint& point, const std::string& error) {
+  nlohmann::json row = identity_row(spec, point);
+  row["status"] = "failed";
+  row["error"] = error;
+  return row;
+}
+
+nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
+  nlohmann::json row = identity_row(spec, p);
+  try {
+    const auto base = workloads::load_workload_file(spec.workload_files[p.workload]);
+    const auto machine = topology::resolve_machine(spec.machine_refs[p.machine]);
+    const int64_t per_node = machine.devices_per_node();
+    const int64_t nodes = (p.gpus + per_node - 1) / per_node;
+    if (nodes > machine.network.nodes)
+      throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " exceeds " + machine.name + "'s " +
+                                  std::to_string(machine.total_devices()) + " devices");
+    row["nodes"] = nodes;
+    const int64_t global_batch = scaled_global_batch(base, spec.scaling, p.gpus);
+    row["global_batch"] = global_batch;
+    const std::string library = spec.library.empty() ? machine.profile.library : spec.library;
+
+    Configured configured;
+    if (spec.configurations == ConfigurationMode::best) {
+      workloads::Workload scaled = base;  // search replaces its parallelism
+      scaled.training.global_batch = global_batch;
+      sim::SearchOptions options;
+      options.gpus = p.gpus;
+      options.model.library = library;
+      const auto result = sim::search(scaled, point_topology(machine, nodes, library), options);
+      if (result.ranked.empty())
+        throw std::invalid_argument("no configuration of " + std::to_string(p.gpus) + " GPUs fits in memory (" +
+                                    std::to_string(result.rejected.size()) + " too large, " +
+                                    std::to_string(result.invalid.size()) + " invalid)");
+      configured.workload = result.ranked.front().workload;
+      configured.label = std::string(sim::to_string(result.ranked.front().family)) + " " + result.ranked.front().label;
+    } else {
+      configured = configure_fixed(spec, p, base, global_batch);
+    }
+    row["configuration"] = configured.label;
+
+    if (p.model == "simulate") {
+      SimulationSetup setup;
+      setup.machine = spec.machine_refs[p.machine];
+      setup.nodes = nodes;
+      setup.fidelity = spec.fidelity;
+      setup.library = spec.library;
+      setup.fold = spec.fold;
+      fill_from_simulation(row, run_simulation(configured.workload, setup).summary);
+    } else {
+      sim::AnalyticalOptions options;
+      options.library = library;
+      fill_from_estimate(row, sim::estimate(configured.workload, point_topology(machine, nodes, library), options),
+                         p.gpus);
+    }
+  } catch (const std::exception& e) {
+    row["status"] = "failed";
+    row["error"] = e.what();
+  }
+  return row;
+}
+
+}  // namespace paratwin::cli
