@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   cli::Action simulate = cli::add_simulate_command(app);
   cli::Action sweep = cli::add_sweep_command(app);
   cli::Action search = cli::add_search_command(app);
+  cli::Action exec = cli::add_exec_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("simulate")) return simulate();
     if (app.got_subcommand("sweep")) return sweep();
     if (app.got_subcommand("search")) return search();
+    if (app.got_subcommand("exec")) return exec();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

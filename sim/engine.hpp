@@ -11,6 +11,7 @@
 #include "sim/collectives.hpp"
 #include "topology/topology.hpp"
 #include "workloads/program.hpp"
+#include "workloads/trace.hpp"
 
 namespace paratwin::sim {
 
@@ -32,11 +33,7 @@ struct SimOptions {
   bool progress = false;             // print progress to stderr
 };
 
-struct OpEvent {
-  int64_t rank = 0;
-  uint32_t op = 0;
-  double start = 0, end = 0;
-};
+using workloads::OpEvent;
 
 // Where each rank's time went: its compute stream was busy (compute), or idle waiting for a
 // collective (exposed communication), for a pipeline message (bubble), or for anything else.

@@ -1,11 +1,11 @@
-#include "sim/trace.hpp"
+#include "workloads/trace.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>
 
-namespace paratwin::sim {
+namespace paratwin::workloads {
 
-std::string chrome_trace(const workloads::Program& program, const std::vector<OpEvent>& events) {
+std::string chrome_trace(const Program& program, const std::vector<OpEvent>& events) {
   nlohmann::json out;
   auto& list = out["traceEvents"];
   list = nlohmann::json::array();
@@ -43,4 +43,4 @@ std::string chrome_trace(const workloads::Program& program, const std::vector<Op
   return out.dump() + "\n";
 }
 
-}  // namespace paratwin::sim
+}  // namespace paratwin::workloads

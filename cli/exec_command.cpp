@@ -1,0 +1,227 @@
+// `mpirun -np R paratwin exec`: run a workload's Program for real, rank by rank, and measure it.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/run_summary.hpp"
+#include "common/input_error.hpp"
+#include "exec/backend.hpp"
+#include "exec/executor.hpp"
+#include "workloads/embedded_examples.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/trace.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+struct ExecArgs {
+  std::string workload;
+  std::string backend = "cpu";
+  std::string machine = "localhost";
+  int iterations = 3;
+  int warmup = 1;
+  std::string trace;
+  std::string json;
+  std::string fail_at;
+};
+
+// Everything a rank sends rank 0, flattened into doubles for MPI_Gatherv.
+std::vector<double> pack(const exec::RankResult& r) {
+  std::vector<double> out(r.iterations.begin(), r.iterations.end());
+  out.insert(out.end(), {r.breakdown.compute, r.breakdown.exposed_comm, r.breakdown.bubble, r.breakdown.other_idle});
+  out.push_back(static_cast<double>(r.events.size()));
+  for (const auto& e : r.events) out.insert(out.end(), {static_cast<double>(e.op), e.start, e.end});
+  out.push_back(static_cast<double>(r.collectives.size()));
+  for (const auto& [key, c] : r.collectives)
+    out.insert(out.end(), {static_cast<double>(key.first), static_cast<double>(key.second),
+                           static_cast<double>(c.count), c.bytes, c.seconds, c.exposed});
+  return out;
+}
+
+std::vector<double> gather(const std::vector<double>& mine, int rank, int size, std::vector<int>& offsets) {
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(size));
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  offsets.assign(static_cast<size_t>(size) + 1, 0);
+  for (int r = 0; r < size; ++r)
+    offsets[static_cast<size_t>(r) + 1] = offsets[static_cast<size_t>(r)] + counts[static_cast<size_t>(r)];
+  std::vector<double> all(rank == 0 ? static_cast<size_t>(offsets.back()) : 0);
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return all;
+}
+
+// A failure only some ranks see (a bad file is seen by all; a workspace too large by one): every rank
+// learns whether any failed, so that none waits in a collective the others never reach.
+bool any_failed(bool failed) {
+  int mine = failed ? 1 : 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any != 0;
+}
+
+int run(const ExecArgs& a) {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto fail = [&](const std::string& message, int code) {
+    if (rank == 0 || code == 1)
+      std::cerr << "paratwin: error: " << (rank == 0 ? "" : "rank " + std::to_string(rank) + ": ") << message << "\n";
+    MPI_Finalize();
+    return code;
+  };
+  if (provided < MPI_THREAD_MULTIPLE)
+    return fail("the MPI library does not provide MPI_THREAD_MULTIPLE, which the CPU backend's progress thread needs",
+                2);
+
+  // Input: every rank reads the same files, so every rank fails the same way; rank 0 says why.
+  workloads::Workload w;
+  workloads::Program program;
+  topology::Machine machine;
+  exec::ExecOptions options;
+  try {
+    w = a.workload.empty()
+            ? workloads::parse_workload_text(workloads::default_workload_text(), workloads::kDefaultWorkloadName)
+            : workloads::load_workload_file(a.workload);
+    machine = topology::resolve_machine(a.machine);
+    workloads::LowerOptions lo;
+    lo.devices_per_node = machine.devices_per_node();
+    program = workloads::lower(w, lo);
+    if (!a.fail_at.empty()) {
+      const auto colon = a.fail_at.find(':');
+      if (colon == std::string::npos || colon == 0)
+        throw InputError("--fail-at", "\"" + a.fail_at + "\": expected RANK:OP_NAME, e.g. 1:fc1.dgrad");
+      options.fail_rank = std::stoll(a.fail_at.substr(0, colon));
+      options.fail_op = a.fail_at.substr(colon + 1);
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what(), 2);
+  }
+  if (program.grid.size() != size)
+    return fail(w.name + " has " + std::to_string(program.grid.size()) + " ranks but " + std::to_string(size) +
+                    " MPI processes were started (run it with mpirun -np " + std::to_string(program.grid.size()) + ")",
+                2);
+  options.iterations = a.iterations;
+  options.warmup = a.warmup;
+
+  std::unique_ptr<exec::Backend> backend;
+  std::string problem;
+  try {
+    backend = exec::make_backend(a.backend);
+    backend->prepare(program, rank);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (any_failed(!problem.empty())) {
+    if (!problem.empty())
+      std::cerr << "paratwin: error: " << (problem.rfind("rank ", 0) == 0 ? "" : "rank " + std::to_string(rank) + ": ")
+                << problem << "\n";
+    backend.reset();
+    MPI_Finalize();
+    return 2;
+  }
+
+  exec::RankResult result;
+  try {
+    result = exec::run_rank(program, rank, *backend, options);
+  } catch (const std::exception& e) {
+    // One rank failed mid-iteration: the others wait in collectives it will never join. End them all.
+    std::cerr << "paratwin: error: " << e.what() << "; aborting the job\n" << std::flush;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+
+  std::vector<int> offsets;
+  const auto all = gather(pack(result), rank, size, offsets);
+  backend.reset();
+  if (rank == 0) {
+    const auto n = static_cast<size_t>(options.iterations);
+    std::vector<double> iterations(n, 0);
+    std::vector<RankRow> rows;
+    std::vector<workloads::OpEvent> events;
+    std::map<std::pair<int, workloads::AxisMask>, CollectiveRow> collectives;
+    for (int r = 0; r < size; ++r) {
+      const double* p = all.data() + offsets[static_cast<size_t>(r)];
+      for (size_t k = 0; k < n; ++k) iterations[k] = std::max(iterations[k], *p++);
+      rows.push_back({p[0], p[1], p[2], p[3]});
+      p += 4;
+      const auto count = static_cast<size_t>(*p++);
+      for (size_t k = 0; k < count; ++k, p += 3) events.push_back({r, static_cast<uint32_t>(p[0]), p[1], p[2]});
+      const auto kinds = static_cast<size_t>(*p++);
+      for (size_t k = 0; k < kinds; ++k, p += 6) {
+        auto& c = collectives[{static_cast<int>(p[0]), static_cast<workloads::AxisMask>(p[1])}];
+        c.kind = static_cast<workloads::OpKind>(p[0]);
+        c.group = static_cast<workloads::AxisMask>(p[1]);
+        c.count += static_cast<int64_t>(p[2]);
+        c.bytes += p[3];
+        c.seconds += p[4];
+        c.exposed += p[5];
+      }
+    }
+    // Per rank, as the simulator reports them.
+    std::vector<CollectiveRow> per_rank;
+    for (auto [key, c] : collectives) {
+      c.count /= size;
+      c.bytes /= size;
+      c.seconds /= size;
+      c.exposed /= size;
+      per_rank.push_back(c);
+    }
+    std::vector<double> sorted = iterations;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    auto j = run_summary(w, program, machine, median, rows, per_rank);
+    j["backend"] = a.backend;
+    j["iterations"] = iterations;
+    j["warmup"] = a.warmup;
+    try {
+      if (!a.trace.empty()) write_file_atomically(a.trace, workloads::chrome_trace(program, events));
+      if (!a.json.empty()) write_file_atomically(a.json, j.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "paratwin: error: " << e.what() << "\n";
+      MPI_Finalize();
+      return 2;
+    }
+    std::printf("%s on %d ranks, %s backend, %d iterations measured after %d warm-up (on %s)\n", w.name.c_str(), size,
+                a.backend.c_str(), a.iterations, a.warmup, machine.name.c_str());
+    std::printf("  iterations            ");
+    for (double t : iterations) std::printf("%.4g s  ", t);
+    std::printf("(median %.4g s)\n", median);
+    print_summary(w, j, "ran anyway");
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace
+
+Action add_exec_command(CLI::App& app) {
+  auto a = std::make_shared<ExecArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "exec",
+      "Run a workload for real, rank by rank (launch with mpirun -np RANKS), and measure every op: the same Program "
+      "and the same summary and trace formats as simulate");
+  cmd->add_option("--workload,-w", a->workload, "workload JSON file (default: the built-in example)");
+  cmd->add_option("--backend", a->backend, "cpu (MPI + BLAS) or cuda (cuBLAS + NCCL, when built with CUDA)")
+      ->capture_default_str();
+  cmd->add_option("--machine,-m", a->machine,
+                  "machine the ranks run on, for % of peak and the memory verdict (built-in name or file)")
+      ->capture_default_str();
+  cmd->add_option("--iterations", a->iterations, "iterations measured")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "iterations run first and not measured")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--trace", a->trace, "write the last iteration's Chrome trace (every op of every rank) here");
+  cmd->add_option("--json", a->json, "write the summary as JSON to this file");
+  cmd->add_option("--fail-at", a->fail_at,
+                  "RANK:OP_NAME: make that rank fail when it starts that op (tests the job-wide abort)");
+  return [a]() -> int { return run(*a); };
+}
+
+}  // namespace paratwin::cli

@@ -1,0 +1,51 @@
+#pragma once
+// What the executor asks of a backend (CPU: MPI + BLAS; GPU: CUDA + cuBLAS + NCCL). The executor walks
+// a rank's op list as the simulator does — ops on one stream in order, streams concurrently,
+// dependencies honoured — and hands each op whose turn has come to the backend; the backend runs it on
+// the op's stream and reports when it ended. Times are seconds on the backend's clock (see now()).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/program.hpp"
+
+namespace paratwin::exec {
+
+// An op that ended: its index in the rank's role and when it ran.
+struct Finished {
+  uint32_t op = 0;
+  double start = 0, end = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Called once, collectively on every rank, before any op: builds the communicators of every group
+  // the Program's collectives use (one per group of each axis mask) and whatever else the rank needs.
+  virtual void prepare(const workloads::Program& program, int64_t rank) = 0;
+
+  // Starts op `index` of the rank's role. Compute ops may run to completion before this returns (one
+  // compute stream on a CPU) or be enqueued (GPU streams); communication starts and proceeds while
+  // other ops run. Every started op is reported once by wait().
+  virtual void start(const workloads::Op& op, uint32_t index) = 0;
+
+  // Blocks until at least one started op has ended (returns at once when some already have), and
+  // returns every op that ended since the last call. Throws when an op failed (naming it).
+  virtual std::vector<Finished> wait() = 0;
+
+  // Seconds on this rank's clock, the one start and end times use.
+  virtual double now() const = 0;
+
+  // Blocks until every started op has ended (end of an iteration).
+  virtual void drain() = 0;
+};
+
+// Backends by name: "cpu" (always), "cuda" (when built with CUDA, NCCL and cuBLAS). Throws
+// std::invalid_argument naming the backends this build has.
+std::unique_ptr<Backend> make_backend(const std::string& name);
+std::vector<std::string> backend_names();
+
+}  // namespace paratwin::exec

@@ -1,0 +1,230 @@
+#include "exec/cuda_support.hpp"
+
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "exec/cuda_backend.hpp"
+
+namespace paratwin::exec::gpu {
+
+using workloads::Dtype;
+using workloads::GemmShape;
+
+std::string describe(const workloads::Op& op, uint32_t index) {
+  return "op " + std::to_string(index) + " '" + op.name + "' (" + workloads::to_string(op.kind) + " on stream " +
+         workloads::to_string(op.stream) + ")";
+}
+
+std::string describe(const Where& where) {
+  std::string out = where.rank >= 0 ? "rank " + std::to_string(where.rank) + ", " : std::string();
+  return out + (where.op ? describe(*where.op, where.index) : std::string(where.step));
+}
+
+void fail(const char* call, const std::string& error, const Where& where) {
+  // The macro passes the whole expression; its function name is enough to find the call.
+  const std::string_view text(call);
+  const std::string_view function = text.substr(0, text.find('('));
+  throw std::runtime_error(describe(where) + ": " + std::string(function) + " failed: " + error);
+}
+
+void check(ncclResult_t r, const char* call, const Where& where) {
+  if (r == ncclSuccess) return;
+  std::string error = ncclGetErrorString(r);
+  // The last error's text says which peer or transport failed; it is global to the process.
+  if (const char* last = ncclGetLastError(nullptr); last && *last) error += " (" + std::string(last) + ")";
+  fail(call, error, where);
+}
+
+cudaDataType_t cuda_type(Dtype d) {
+  switch (d) {
+    case Dtype::bf16:
+      return CUDA_R_16BF;
+    case Dtype::fp16:
+      return CUDA_R_16F;
+    case Dtype::fp32:
+      return CUDA_R_32F;
+  }
+  return CUDA_R_32F;
+}
+
+ncclDataType_t nccl_type(Dtype d) {
+  switch (d) {
+    case Dtype::bf16:
+      return ncclBfloat16;
+    case Dtype::fp16:
+      return ncclFloat16;
+    case Dtype::fp32:
+      return ncclFloat32;
+  }
+  return ncclFloat32;
+}
+
+size_t element_bytes(Dtype d) {
+  return static_cast<size_t>(workloads::bytes_of(d));
+}
+
+namespace {
+
+struct GemmLayout {
+  size_t a = 0, b = 0, c = 0;  // bytes of all batches, aligned
+};
+
+GemmLayout layout(const GemmShape& g, Dtype d) {
+  const auto count = [&](int64_t rows, int64_t cols) {
+    return aligned(static_cast<size_t>(g.batch) * static_cast<size_t>(rows) * static_cast<size_t>(cols) *
+                   element_bytes(d));
+  };
+  return {count(g.m, g.k), count(g.k, g.n), count(g.m, g.n)};
+}
+
+int as_int(int64_t v, const char* what, const Where& where) {
+  if (v < 0 || v > INT_MAX)
+    throw std::runtime_error(describe(where) + ": GEMM " + what + " = " + std::to_string(v) +
+                             " does not fit cuBLAS's 32-bit dimensions");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+size_t gemm_bytes(const GemmShape& g, Dtype d) {
+  const GemmLayout l = layout(g, d);
+  return l.a + l.b + l.c;
+}
+
+void enqueue_gemm(cublasHandle_t handle, const GemmShape& g, Dtype d, void* base, const Where& where) {
+  const int m = as_int(g.m, "m", where), n = as_int(g.n, "n", where), k = as_int(g.k, "k", where);
+  const int batch = as_int(g.batch, "batch", where);
+  if (m == 0 || n == 0 || k == 0 || batch == 0) return;
+  const GemmLayout l = layout(g, d);
+  char* a = static_cast<char*>(base);
+  char* b = a + l.a;
+  char* c = b + l.b;
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int lda = g.trans_a ? k : m, ldb = g.trans_b ? n : k, ldc = m;
+  const cudaDataType_t t = cuda_type(d);
+  // fp32 accumulation as mixed-precision training does; alpha and beta are then floats.
+  const float alpha = 1.0f, beta = 0.0f;
+  if (batch == 1) {
+    PARATWIN_GPU_CHECK(cublasGemmEx(handle, op_a, op_b, m, n, k, &alpha, a, t, lda, b, t, ldb, &beta, c, t, ldc,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                       where);
+    return;
+  }
+  const long long stride_a = static_cast<long long>(m) * k, stride_b = static_cast<long long>(k) * n,
+                  stride_c = static_cast<long long>(m) * n;
+  PARATWIN_GPU_CHECK(
+      cublasGemmStridedBatchedEx(handle, op_a, op_b, m, n, k, &alpha, a, t, lda, stride_a, b, t, ldb, stride_b, &beta,
+                                 c, t, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      where);
+}
+
+}  // namespace paratwin::exec::gpu
+
+namespace paratwin::exec {
+
+using workloads::Dtype;
+
+CudaDevices cuda_devices() {
+  CudaDevices out;
+  const cudaError_t e = cudaGetDeviceCount(&out.count);
+  if (e != cudaSuccess) {
+    out.count = 0;
+    out.why = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+  } else if (out.count == 0) {
+    out.why = "cudaGetDeviceCount reports 0 devices";
+  }
+  return out;
+}
+
+namespace {
+
+// bf16 is the upper half of an fp32; round to nearest even as the hardware does.
+uint16_t to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x007fffffu)) return 0x7fc0;  // NaN stays a NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+float from_bf16(uint16_t h) {
+  const uint32_t x = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+// Owns one device allocation and a stream and handle, so that a failed check frees them.
+struct Scratch {
+  void* memory = nullptr;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t handle = nullptr;
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    if (handle) cublasDestroy(handle);
+    if (stream) cudaStreamDestroy(stream);
+    if (memory) cudaFree(memory);
+  }
+};
+
+}  // namespace
+
+std::vector<float> cuda_gemm_check(const workloads::GemmShape& shape, Dtype dtype, const std::vector<float>& a,
+                                   const std::vector<float>& b) {
+  if (dtype == Dtype::fp16) throw std::invalid_argument("cuda_gemm_check: fp16 is not supported (bf16, fp32)");
+  const auto elements = [&](int64_t rows, int64_t cols) { return static_cast<size_t>(shape.batch * rows * cols); };
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0 || a.size() != elements(shape.m, shape.k) ||
+      b.size() != elements(shape.k, shape.n))
+    throw std::invalid_argument("cuda_gemm_check: A must hold batch*m*k and B batch*k*n values, all sizes positive");
+
+  const gpu::Where where{-1, nullptr, 0, "cuda_gemm_check"};
+  const size_t esize = gpu::element_bytes(dtype);
+  // Host images of A, B and C, in the device layout enqueue_gemm expects.
+  std::vector<char> host(gpu::gemm_bytes(shape, dtype), 0);
+  const auto store = [&](const std::vector<float>& values, size_t offset) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      char* at = host.data() + offset + i * esize;
+      if (dtype == Dtype::bf16) {
+        const uint16_t h = to_bf16(values[i]);
+        std::memcpy(at, &h, sizeof h);
+      } else {
+        std::memcpy(at, &values[i], sizeof(float));
+      }
+    }
+  };
+  const size_t b_offset = gpu::aligned(a.size() * esize);
+  const size_t c_offset = b_offset + gpu::aligned(b.size() * esize);
+  store(a, 0);
+  store(b, b_offset);
+
+  Scratch s;
+  PARATWIN_GPU_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), where);
+  PARATWIN_GPU_CHECK(cublasCreate(&s.handle), where);
+  PARATWIN_GPU_CHECK(cublasSetStream(s.handle, s.stream), where);
+  PARATWIN_GPU_CHECK(cudaMalloc(&s.memory, host.size()), where);
+  PARATWIN_GPU_CHECK(cudaMemcpyAsync(s.memory, host.data(), host.size(), cudaMemcpyHostToDevice, s.stream), where);
+  gpu::enqueue_gemm(s.handle, shape, dtype, s.memory, where);
+  PARATWIN_GPU_CHECK(cudaMemcpyAsync(host.data(), s.memory, host.size(), cudaMemcpyDeviceToHost, s.stream), where);
+  PARATWIN_GPU_CHECK(cudaStreamSynchronize(s.stream), where);
+
+  std::vector<float> c(elements(shape.m, shape.n));
+  for (size_t i = 0; i < c.size(); ++i) {
+    const char* at = host.data() + c_offset + i * esize;
+    if (dtype == Dtype::bf16) {
+      uint16_t h;
+      std::memcpy(&h, at, sizeof h);
+      c[i] = from_bf16(h);
+    } else {
+      std::memcpy(&c[i], at, sizeof(float));
+    }
+  }
+  return c;
+}
+
+}  // namespace paratwin::exec

@@ -1,0 +1,150 @@
+// The executor under mpirun (ctest runs this binary with -np 2 and -np 4): every scaled-down workload
+// whose rank count is the job's runs on the CPU backend; its trace holds every op of every rank once,
+// each op starts after its dependencies end and after the op before it on its stream; and with the
+// overlap options, communication runs while the same rank computes.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exec/backend.hpp"
+#include "exec/executor.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+namespace px = paratwin::exec;
+
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// The scaled-down workloads of issue 6 that run on `ranks` ranks.
+std::vector<std::string> workloads_for(int ranks) {
+  std::vector<std::string> files;
+  for (const char* dir : {PARATWIN_EXAMPLES_DIR, PARATWIN_EXEC_WORKLOADS_DIR})
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("tiny-", 0) != 0) continue;
+      if (pw::lower(pw::load_workload_file(entry.path().string())).grid.size() == ranks)
+        files.push_back(entry.path().string());
+    }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Every rank's events, gathered on rank 0 (other ranks get an empty list).
+std::vector<pw::OpEvent> gather(const std::vector<pw::OpEvent>& mine) {
+  std::vector<double> flat;
+  for (const auto& e : mine)
+    flat.insert(flat.end(), {static_cast<double>(e.rank), static_cast<double>(e.op), e.start, e.end});
+  const int count = static_cast<int>(flat.size());
+  std::vector<int> counts(static_cast<size_t>(world_size())), offsets(counts.size() + 1, 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (size_t r = 0; r < counts.size(); ++r) offsets[r + 1] = offsets[r] + counts[r];
+  std::vector<double> all(static_cast<size_t>(offsets.back()));
+  MPI_Gatherv(flat.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::vector<pw::OpEvent> out;
+  for (size_t k = 0; world_rank() == 0 && k + 3 < all.size(); k += 4)
+    out.push_back({static_cast<int64_t>(all[k]), static_cast<uint32_t>(all[k + 1]), all[k + 2], all[k + 3]});
+  return out;
+}
+
+TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
+  const auto files = workloads_for(world_size());
+  ASSERT_FALSE(files.empty()) << "no tiny workload has " << world_size() << " ranks";
+  for (const auto& file : files) {
+    const auto program = pw::lower(pw::load_workload_file(file));
+    auto backend = px::make_backend("cpu");
+    backend->prepare(program, world_rank());
+    px::ExecOptions options;
+    options.iterations = 1;
+    options.warmup = 0;
+    const auto result = px::run_rank(program, world_rank(), *backend, options);
+    ASSERT_EQ(result.iterations.size(), 1u);
+    EXPECT_GT(result.iterations[0], 0) << file;
+    const auto events = gather(result.events);
+    if (world_rank() != 0) continue;
+    std::map<std::pair<int64_t, uint32_t>, pw::OpEvent> by_op;
+    for (const auto& e : events)
+      EXPECT_TRUE(by_op.emplace(std::make_pair(e.rank, e.op), e).second) << file << ": op twice";
+    for (int64_t r = 0; r < program.grid.size(); ++r) {
+      const auto& role = program.roles[static_cast<size_t>(program.role_of(r))];
+      std::map<int, double> stream_end;
+      for (uint32_t i = 0; i < role.ops.size(); ++i) {
+        const auto it = by_op.find({r, i});
+        ASSERT_NE(it, by_op.end()) << file << ": rank " << r << " op " << i << " (" << role.ops[i].name << ") missing";
+        const auto& e = it->second;
+        EXPECT_LE(e.start, e.end) << file;
+        const auto& op = role.ops[i];
+        const uint32_t* d = role.deps_of(op);
+        for (uint32_t k = 0; k < op.dep_count; ++k)
+          EXPECT_GE(e.start, by_op.at({r, d[k]}).end) << file << ": rank " << r << " op " << i << " (" << op.name
+                                                      << ") started before its dependency " << d[k] << " ended";
+        const int s = static_cast<int>(op.stream);
+        if (stream_end.count(s)) {
+          EXPECT_GE(e.start, stream_end[s]) << file << ": rank " << r << " op " << i << " overtook its stream";
+        }
+        stream_end[s] = e.end;
+      }
+    }
+    std::printf("%s: %lld ranks, %zu ops measured, iteration %.4g s\n", file.c_str(),
+                static_cast<long long>(program.grid.size()), events.size(), result.iterations[0]);
+  }
+}
+
+// OAR/ORS/OAG: a collective issued on a communication stream runs while the same rank computes.
+TEST(Executor, OverlappedCommunicationIntersectsCompute) {
+  if (world_size() != 4) GTEST_SKIP() << "the 3-D workloads need 4 ranks";
+  const auto program =
+      pw::lower(pw::load_workload_file(std::string(PARATWIN_EXEC_WORKLOADS_DIR) + "/tiny-3d-1x2x2.json"));
+  auto backend = px::make_backend("cpu");
+  backend->prepare(program, world_rank());
+  px::ExecOptions options;
+  options.iterations = 1;
+  options.warmup = 1;
+  const auto result = px::run_rank(program, world_rank(), *backend, options);
+  const auto& role = program.roles[static_cast<size_t>(program.role_of(world_rank()))];
+  double overlapped = 0;  // seconds of communication that ran under compute on this rank
+  for (const auto& c : result.events) {
+    const auto& op = role.ops[c.op];
+    if (!pw::is_collective(op.kind)) continue;
+    for (const auto& g : result.events)
+      if (role.ops[g.op].kind == pw::OpKind::gemm)
+        overlapped += std::max(0.0, std::min(c.end, g.end) - std::max(c.start, g.start));
+  }
+  double total = 0;
+  MPI_Allreduce(&overlapped, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (world_rank() == 0) std::printf("communication under GEMMs: %.4g s over 4 ranks\n", total);
+  EXPECT_GT(total, 0) << "no collective ran while a GEMM ran";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  // Only rank 0 prints; every rank runs every test (they are collective).
+  if (world_rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS();
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}
