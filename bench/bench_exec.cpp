@@ -99,8 +99,9 @@ int main(int argc, char** argv) {
     std::printf("%-14s %6zu %10.4g s %10.4g s %10.4g s %9.2f%% %9.1f%% %11.1f%%\n", w.name.c_str(), role.ops.size(), T,
                 ops, gemms, 100 * (T - ops) / T, 100 * (T - gemms) / T, 100 * alone / in_executor);
   }
-  std::printf("overhead: iteration minus the sum of its ops' times; non-GEMM: iteration minus its GEMMs' times;\n"
-              "GEMM rate: the executor's GEMMs against the same shapes run alone with the BLAS (best of 5)\n");
+  std::printf(
+      "overhead: iteration minus the sum of its ops' times; non-GEMM: iteration minus its GEMMs' times;\n"
+      "GEMM rate: the executor's GEMMs against the same shapes run alone with the BLAS (best of 5)\n");
   MPI_Finalize();
   return 0;
 }

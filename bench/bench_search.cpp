@@ -37,8 +37,8 @@ int main() {
     const auto w = workloads::load_workload_file(c.workload);
     const auto machine = topology::resolve_machine(c.machine);
     const auto t0 = std::chrono::steady_clock::now();
-    const topology::Topology topology(machine.slice((c.gpus + machine.devices_per_node() - 1) /
-                                                    machine.devices_per_node()));
+    const topology::Topology topology(
+        machine.slice((c.gpus + machine.devices_per_node() - 1) / machine.devices_per_node()));
     sim::SearchOptions options;
     options.gpus = c.gpus;
     if (c.family == "4d") options.families = {sim::Family::four_d};

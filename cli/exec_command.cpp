@@ -11,6 +11,7 @@
 #include "common/input_error.hpp"
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
+#include "exec/verify.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/trace.hpp"
@@ -28,6 +29,7 @@ struct ExecArgs {
   std::string trace;
   std::string json;
   std::string fail_at;
+  bool verify = false;
 };
 
 // Everything a rank sends rank 0, flattened into doubles for MPI_Gatherv.
@@ -61,6 +63,35 @@ bool any_failed(bool failed) {
   int mine = failed ? 1 : 0, any = 0;
   MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return any != 0;
+}
+
+// --verify: real data through the distributed layers against a single-rank reference.
+int verify(const workloads::Workload& w, const workloads::Program& program, int rank) {
+  std::vector<exec::Check> checks;
+  std::string problem;
+  try {
+    checks = exec::verify(w, program, rank);
+  } catch (const std::exception& e) {
+    std::cerr << "paratwin: error: rank " << rank << ": " << e.what() << "; aborting the job\n" << std::flush;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  bool ok = !checks.empty();
+  for (const auto& c : checks) ok = ok && c.ok();
+  if (rank == 0) {
+    std::printf("%s: verify mode, %lld ranks, real data against a single-rank reference (relative tolerance %.0e)\n",
+                w.name.c_str(), static_cast<long long>(program.grid.size()), exec::kVerifyTolerance);
+    if (checks.empty())
+      std::printf(
+          "  nothing to verify: verify mode covers Megatron 1-D and AxoNN 3-D tensor parallelism and pipelines\n");
+    for (const auto& c : checks) {
+      if (!c.problem.empty())
+        std::printf("  FAIL  %-62s the Program does not describe it: %s\n", c.what.c_str(), c.problem.c_str());
+      else
+        std::printf("  %s  %-62s max relative error %.2e\n", c.ok() ? "ok  " : "FAIL", c.what.c_str(), c.error);
+    }
+  }
+  MPI_Finalize();
+  return ok ? 0 : 1;
 }
 
 int run(const ExecArgs& a) {
@@ -108,6 +139,7 @@ int run(const ExecArgs& a) {
                 2);
   options.iterations = a.iterations;
   options.warmup = a.warmup;
+  if (a.verify) return verify(w, program, rank);
 
   std::unique_ptr<exec::Backend> backend;
   std::string problem;
@@ -221,6 +253,10 @@ Action add_exec_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "write the summary as JSON to this file");
   cmd->add_option("--fail-at", a->fail_at,
                   "RANK:OP_NAME: make that rank fail when it starts that op (tests the job-wide abort)");
+  cmd->add_flag(
+      "--verify", a->verify,
+      "instead of timing: run the distributed layers (1-D MLP, 3-D FC layers, pipeline stages) with real data "
+      "and compare them with a single-rank reference; exit status 1 when one differs");
   return [a]() -> int { return run(*a); };
 }
 

@@ -13,6 +13,7 @@
 
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
+#include "exec/verify.hpp"
 #include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
@@ -129,6 +130,43 @@ TEST(Executor, OverlappedCommunicationIntersectsCompute) {
   MPI_Allreduce(&overlapped, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (world_rank() == 0) std::printf("communication under GEMMs: %.4g s over 4 ranks\n", total);
   EXPECT_GT(total, 0) << "no collective ran while a GEMM ran";
+}
+
+// Verify mode passes on every scaled-down workload it covers, and fails when the Program is wrong.
+TEST(Verify, DistributedLayersEqualTheSingleRankReference) {
+  int covered = 0;
+  for (const auto& file : workloads_for(world_size())) {
+    const auto w = pw::load_workload_file(file);
+    const auto program = pw::lower(w);
+    const auto checks = px::verify(w, program, world_rank());
+    covered += checks.empty() ? 0 : 1;
+    for (const auto& c : checks) {
+      EXPECT_TRUE(c.ok()) << file << ": " << c.what << ": error " << c.error << " " << c.problem;
+      if (world_rank() == 0) std::printf("%s: %s: %.2e\n", file.c_str(), c.what.c_str(), c.error);
+    }
+  }
+  EXPECT_GT(covered, 0);
+}
+
+TEST(Verify, AWrongLoweringFails) {
+  if (world_size() != 4) GTEST_SKIP() << "the 1-D and 3-D workloads need 4 ranks";
+  // fc1 computing twice the columns it should: the shapes no longer describe the layer.
+  const auto tp = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-tp1d.json");
+  auto program = pw::lower(tp);
+  for (auto& op : program.roles[0].ops)
+    if (std::string(op.name) == "fc1") op.gemm.n *= 2;
+  auto checks = px::verify(tp, program, world_rank());
+  ASSERT_FALSE(checks.empty());
+  EXPECT_FALSE(checks[0].ok());
+  EXPECT_NE(checks[0].problem.find("fc1 computes"), std::string::npos) << checks[0].problem;
+  // A 3-D weight gradient reduce-scattered over the wrong axis (y instead of z).
+  const auto w3 = pw::load_workload_file(std::string(PARATWIN_EXEC_WORKLOADS_DIR) + "/tiny-3d-1x2x2.json");
+  auto p3 = pw::lower(w3);
+  for (auto& op : p3.roles[0].ops)
+    if (std::string(op.name) == "qkv.wgrad.reduce_scatter_z") op.group = p3.grid.mask("y");
+  checks = px::verify(w3, p3, world_rank());
+  ASSERT_FALSE(checks.empty());
+  EXPECT_FALSE(checks[0].ok()) << checks[0].what;
 }
 
 }  // namespace

@@ -1,0 +1,351 @@
+#include "exec/verify.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "exec/communicators.hpp"
+
+namespace paratwin::exec {
+
+namespace {
+
+using workloads::Op;
+using workloads::OpKind;
+using workloads::Phase;
+
+// A dense row-major matrix of doubles.
+struct Mat {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> v;
+  Mat() = default;
+  Mat(int64_t r, int64_t c) : rows(r), cols(c), v(static_cast<size_t>(r * c), 0.0) {}
+  double& at(int64_t i, int64_t j) { return v[static_cast<size_t>(i * cols + j)]; }
+  double at(int64_t i, int64_t j) const { return v[static_cast<size_t>(i * cols + j)]; }
+};
+
+// Every rank generates the same matrix from its id and the global indices: no data has to be sent to
+// set a test up, and each rank builds exactly its block.
+double value(int id, int64_t i, int64_t j) {
+  uint64_t x = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(i) * 0xBF58476D1CE4E5B9ull ^
+               static_cast<uint64_t>(j) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD33ull;
+  x ^= x >> 29;
+  return static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5;
+}
+
+Mat block(int id, int64_t rows, int64_t cols, int64_t r0 = 0, int64_t c0 = 0) {
+  Mat m(rows, cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) m.at(i, j) = value(id, r0 + i, c0 + j);
+  return m;
+}
+
+Mat sub(const Mat& m, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+  Mat s(rows, cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) s.at(i, j) = m.at(r0 + i, c0 + j);
+  return s;
+}
+
+Mat transpose(const Mat& m) {
+  Mat t(m.cols, m.rows);
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j) t.at(j, i) = m.at(i, j);
+  return t;
+}
+
+Mat mul(const Mat& a, const Mat& b) {
+  Mat c(a.rows, b.cols);
+  for (int64_t i = 0; i < a.rows; ++i)
+    for (int64_t k = 0; k < a.cols; ++k) {
+      const double x = a.at(i, k);
+      for (int64_t j = 0; j < b.cols; ++j) c.at(i, j) += x * b.at(k, j);
+    }
+  return c;
+}
+
+double gelu(double x) {
+  return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+double gelu_grad(double x) {
+  const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x), t = std::tanh(u);
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x);
+}
+Mat map(const Mat& m, double (*f)(double)) {
+  Mat out = m;
+  for (double& x : out.v) x = f(x);
+  return out;
+}
+Mat hadamard(const Mat& a, const Mat& b) {
+  Mat out = a;
+  for (size_t i = 0; i < out.v.size(); ++i) out.v[i] *= b.v[i];
+  return out;
+}
+
+void all_reduce(Mat& m, MPI_Comm comm) {
+  if (comm != MPI_COMM_NULL)
+    MPI_Allreduce(MPI_IN_PLACE, m.v.data(), static_cast<int>(m.v.size()), MPI_DOUBLE, MPI_SUM, comm);
+}
+
+// The largest relative difference, over every rank.
+double compare(const Mat& got, const Mat& want) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < want.v.size() && i < got.v.size(); ++i) {
+    diff = std::max(diff, std::abs(got.v[i] - want.v[i]));
+    scale = std::max(scale, std::abs(want.v[i]));
+  }
+  if (got.v.size() != want.v.size()) diff = INFINITY;
+  double local = scale > 0 ? diff / scale : diff, global = 0;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return global;
+}
+
+// The first op of layer 0, micro-batch 0 with this name and phase.
+const Op* find(const workloads::Role& role, const char* name, Phase phase) {
+  for (const Op& op : role.ops)
+    if (op.phase == phase && op.micro_batch <= 0 && std::strcmp(op.name, name) == 0 && op.layer <= 0) return &op;
+  return nullptr;
+}
+
+struct Context {
+  const workloads::Workload& w;
+  const workloads::Program& program;
+  int64_t rank;
+  const workloads::Role& role;
+  Communicators comms;
+  double e;  // bytes per element of the training dtype, as the Program counts bytes
+  MPI_Comm comm(workloads::AxisMask mask) const {
+    return program.grid.group_size(mask) > 1 ? comms.of(mask) : MPI_COMM_NULL;
+  }
+};
+
+// Every rank agrees on whether the Program describes the algorithm: a problem seen on one is reported by all.
+std::string agree(const std::string& mine) {
+  int bad = mine.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any ? (mine.empty() ? "another rank found the Program inconsistent" : mine) : "";
+}
+
+void expect(std::string& problem, bool ok, const std::string& what) {
+  if (!ok && problem.empty()) problem = what;
+}
+
+// Megatron 1-D: fc1 column-parallel (output columns split over the tensor group), fc2 row-parallel, one
+// all-reduce forward (fc2's output) and one backward (the input gradient).
+void megatron_mlp(Context& c, std::vector<Check>& out) {
+  const auto& grid = c.program.grid;
+  const auto tensor = grid.mask("tensor");
+  const int64_t t = grid.group_size(tensor), i = grid.index_in_group(c.rank, tensor);
+  const Op* fc1 = find(c.role, "fc1", Phase::forward);
+  const Op* fc2 = find(c.role, "fc2", Phase::forward);
+  const Op* ar = find(c.role, "fc2.all_reduce", Phase::forward);
+  const Op* dar = find(c.role, "mlp.dgrad.all_reduce", Phase::backward);
+  std::string problem;
+  expect(problem, fc1 && fc2 && ar && dar, "the Program has no fc1, fc2, fc2.all_reduce and mlp.dgrad.all_reduce ops");
+  const int64_t T = fc1 ? fc1->gemm.m : 0, fl = fc1 ? fc1->gemm.n : 0, h = fc1 ? fc1->gemm.k : 0;
+  if (problem.empty()) {
+    expect(problem, fl * t == c.w.model.ffn_hidden,
+           "fc1 computes " + std::to_string(fl) + " columns per rank; times " + std::to_string(t) +
+               " tensor ranks is not ffn_hidden = " + std::to_string(c.w.model.ffn_hidden));
+    expect(problem, h == c.w.model.hidden && fc2->gemm.m == T && fc2->gemm.k == fl && fc2->gemm.n == h,
+           "fc2's GEMM is not (tokens × ffn/t) · (ffn/t × hidden)");
+    expect(problem, ar->group == tensor && ar->bytes == static_cast<double>(T * h) * c.e,
+           "fc2.all_reduce is not T × hidden elements over the tensor group");
+    expect(problem, dar->group == tensor && dar->bytes == static_cast<double>(T * h) * c.e,
+           "mlp.dgrad.all_reduce is not T × hidden elements over the tensor group");
+  }
+  problem = agree(problem);
+  if (!problem.empty()) {
+    out.push_back({"1-D MLP (fc1, fc2)", 0, kVerifyTolerance, problem});
+    return;
+  }
+  const int64_t f = fl * t;
+  const Mat X = block(1, T, h), A = block(2, h, f), B = block(3, f, h), dZ = block(4, T, h);
+  // Single-rank reference.
+  const Mat P = mul(X, A), Y = map(P, gelu), Z = mul(Y, B);
+  const Mat dY = hadamard(mul(dZ, transpose(B)), map(P, gelu_grad));
+  const Mat dB = mul(transpose(Y), dZ), dA = mul(transpose(X), dY), dX = mul(dY, transpose(A));
+  // This rank's shard, the way the Program splits it.
+  const Mat Ai = sub(A, 0, h, i * fl, fl), Bi = sub(B, i * fl, fl, 0, h);
+  const Mat Pi = mul(X, Ai), Yi = map(Pi, gelu);
+  Mat Zi = mul(Yi, Bi);
+  all_reduce(Zi, c.comm(tensor));
+  const Mat dYi = hadamard(mul(dZ, transpose(Bi)), map(Pi, gelu_grad));
+  Mat dXi = mul(dYi, transpose(Ai));
+  all_reduce(dXi, c.comm(tensor));
+  out.push_back({"1-D MLP: output (fc2.all_reduce)", compare(Zi, Z), kVerifyTolerance, ""});
+  out.push_back({"1-D MLP: input gradient (mlp.dgrad.all_reduce)", compare(dXi, dX), kVerifyTolerance, ""});
+  out.push_back({"1-D MLP: fc1 weight gradient (column shard)",
+                 compare(mul(transpose(X), dYi), sub(dA, 0, h, i * fl, fl)), kVerifyTolerance, ""});
+  out.push_back({"1-D MLP: fc2 weight gradient (row shard)", compare(mul(transpose(Yi), dZ), sub(dB, i * fl, fl, 0, h)),
+                 kVerifyTolerance, ""});
+}
+
+// AxoNN 3-D (seed 002 Algorithm 3) for one FC layer: the weight block W[in][out] all-gathered over z,
+// the output all-reduced over the input axis, the input gradient over the output axis, the weight
+// gradient reduce-scattered over z. `name` is the layer (qkv: normal; proj: transposed).
+void axonn_fc(Context& c, const char* name, std::vector<Check>& out) {
+  const auto& grid = c.program.grid;
+  const std::string n = name;
+  const Op* gemm = find(c.role, name, Phase::forward);
+  const Op* ag = find(c.role, (n + ".all_gather_z").c_str(), Phase::forward);
+  const Op* ar = find(c.role, (n + ".all_reduce_y").c_str(), Phase::forward);
+  const Op* dar = find(c.role, (n + ".dgrad.all_reduce_x").c_str(), Phase::backward);
+  const Op* rs = find(c.role, (n + ".wgrad.reduce_scatter_z").c_str(), Phase::backward);
+  const auto z = grid.mask("z");
+  const int64_t gz = grid.group_size(z);
+  std::string problem;
+  expect(problem, gemm != nullptr, "the Program has no \"" + n + "\" GEMM");
+  // Axes: the output all-reduce runs over the axis that splits the GEMM's inner dimension.
+  // (A group of one rank has no collective; the other axis is then the remaining one of x and y.)
+  const workloads::AxisMask xm = grid.mask("x"), ym = grid.mask("y");
+  workloads::AxisMask in = ym, outm = xm;
+  if (ar) {
+    in = ar->group;
+    outm = in == xm ? ym : xm;
+  } else if (dar) {
+    outm = dar->group;
+    in = outm == xm ? ym : xm;
+  }
+  const int64_t gin = grid.group_size(in), gout = grid.group_size(outm);
+  const int64_t rows = gemm ? gemm->gemm.m : 0, cols = gemm ? gemm->gemm.n : 0, inner = gemm ? gemm->gemm.k : 0;
+  const int64_t M = rows * gz, N = cols * gout, K = inner * gin;
+  if (problem.empty()) {
+    expect(problem, M == c.w.training.micro_batch * c.w.model.seq_len,
+           n + ": rows × G_z = " + std::to_string(M) + " is not micro_batch × seq_len");
+    expect(problem, (gin == 1) == (ar == nullptr) && (gout == 1) == (dar == nullptr) && (gz == 1) == (ag == nullptr),
+           n + ": its collectives do not match the groups of more than one rank");
+    if (ag)
+      expect(problem, ag->group == z && ag->bytes == static_cast<double>(inner * cols) * c.e,
+             n + ".all_gather_z does not gather the " + std::to_string(inner) + " × " + std::to_string(cols) +
+                 " weight block over z");
+    if (ar)
+      expect(problem, ar->bytes == static_cast<double>(rows * cols) * c.e,
+             n + "'s output all-reduce is not rows × cols");
+    if (dar)
+      expect(problem, dar->bytes == static_cast<double>(rows * inner) * c.e,
+             n + "'s input-gradient all-reduce is not rows × inner");
+    if (rs)
+      expect(problem, rs->group == z && rs->bytes == static_cast<double>(inner * cols) * c.e,
+             n + ".wgrad.reduce_scatter_z is not the weight block over z");
+    expect(problem, (inner * cols) % gz == 0, n + ": the weight block does not split over z");
+  }
+  problem = agree(problem);
+  if (!problem.empty()) {
+    out.push_back({"3-D FC " + n, 0, kVerifyTolerance, problem});
+    return;
+  }
+  const int64_t iz = grid.index_in_group(c.rank, z), iy = grid.index_in_group(c.rank, in),
+                ix = grid.index_in_group(c.rank, outm);
+  const int id = static_cast<int>(std::hash<std::string>{}(n) % 1000) * 10;
+  const Mat I = block(id + 1, M, K), W = block(id + 2, K, N), dO = block(id + 3, M, N);
+  const Mat O = mul(I, W), dI = mul(dO, transpose(W)), dW = mul(transpose(I), dO);
+  // Line 1-2: this rank's shard of W[iy][ix] (1/G_z of the block), all-gathered over z.
+  const Mat Wb = sub(W, iy * inner, inner, ix * cols, cols);
+  const int64_t chunk = inner * cols / gz;
+  Mat Wg(inner, cols);
+  if (gz > 1)
+    MPI_Allgather(Wb.v.data() + iz * chunk, static_cast<int>(chunk), MPI_DOUBLE, Wg.v.data(), static_cast<int>(chunk),
+                  MPI_DOUBLE, c.comm(z));
+  else
+    Wg = Wb;
+  // Lines 3-4: Ô = I[iz][iy] · W, all-reduced over the input axis.
+  const Mat Ii = sub(I, iz * rows, rows, iy * inner, inner), dOi = sub(dO, iz * rows, rows, ix * cols, cols);
+  Mat Oi = mul(Ii, Wg);
+  all_reduce(Oi, c.comm(in));
+  // Lines 11-12: the input gradient, all-reduced over the output axis.
+  Mat dIi = mul(dOi, transpose(Wg));
+  all_reduce(dIi, c.comm(outm));
+  // Lines 13-14: the weight gradient, reduce-scattered over z.
+  const Mat dWp = mul(transpose(Ii), dOi);
+  Mat dWi(1, chunk);
+  if (gz > 1)
+    MPI_Reduce_scatter_block(dWp.v.data(), dWi.v.data(), static_cast<int>(chunk), MPI_DOUBLE, MPI_SUM, c.comm(z));
+  else
+    dWi.v = dWp.v;
+  const Mat dWb = sub(dW, iy * inner, inner, ix * cols, cols);
+  Mat dWwant(1, chunk);
+  std::copy(dWb.v.begin() + iz * chunk, dWb.v.begin() + (iz + 1) * chunk, dWwant.v.begin());
+  const std::string axes = " (in: " + grid.mask_name(in) + ", out: " + grid.mask_name(outm) + ")";
+  out.push_back(
+      {"3-D FC " + n + ": output" + axes, compare(Oi, sub(O, iz * rows, rows, ix * cols, cols)), kVerifyTolerance, ""});
+  out.push_back({"3-D FC " + n + ": input gradient", compare(dIi, sub(dI, iz * rows, rows, iy * inner, inner)),
+                 kVerifyTolerance, ""});
+  out.push_back({"3-D FC " + n + ": weight gradient (z shard)", compare(dWi, dWwant), kVerifyTolerance, ""});
+}
+
+// The pipeline: every stage applies its own layer to the activation the previous stage sent, and the
+// gradient comes back the same way; message sizes as the Program's send ops.
+void pipeline(Context& c, std::vector<Check>& out) {
+  const auto& grid = c.program.grid;
+  const int pipe = grid.axis_index("pipe");
+  const int64_t p = grid.axes()[static_cast<size_t>(pipe)].size, s = grid.coord(c.rank, pipe);
+  const int64_t h = c.w.model.hidden, T = c.w.training.micro_batch * c.w.model.seq_len;
+  std::string problem;
+  for (const auto& role : c.program.roles)
+    for (const Op& op : role.ops)
+      if (op.kind == OpKind::send && problem.empty() && c.w.parallel.tensor.mode == workloads::TensorMode::none)
+        expect(problem, op.bytes == static_cast<double>(T * h) * c.e,
+               std::string(op.name) + " carries " + std::to_string(op.bytes) + " bytes, not T × hidden");
+  problem = agree(problem);
+  if (!problem.empty()) {
+    out.push_back({"pipeline", 0, kVerifyTolerance, problem});
+    return;
+  }
+  const Mat X = block(50, T, h), dZ = block(51, T, h);
+  std::vector<Mat> Ws;
+  for (int64_t k = 0; k < p; ++k) Ws.push_back(block(60 + static_cast<int>(k), h, h));
+  // Reference: all stages on one rank.
+  std::vector<Mat> acts{X};
+  for (int64_t k = 0; k < p; ++k) acts.push_back(mul(acts.back(), Ws[static_cast<size_t>(k)]));
+  Mat grad = dZ;
+  for (int64_t k = p - 1; k >= 0; --k) grad = mul(grad, transpose(Ws[static_cast<size_t>(k)]));
+  // Distributed: receive, apply, send on; then the gradient back.
+  const int prev = s > 0 ? static_cast<int>(grid.with_coord(c.rank, pipe, s - 1)) : -1;
+  const int next = s + 1 < p ? static_cast<int>(grid.with_coord(c.rank, pipe, s + 1)) : -1;
+  const int count = static_cast<int>(T * h);
+  Mat a = X;
+  if (prev >= 0) MPI_Recv(a.v.data(), count, MPI_DOUBLE, prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  Mat y = mul(a, Ws[static_cast<size_t>(s)]);
+  if (next >= 0) MPI_Send(y.v.data(), count, MPI_DOUBLE, next, 1, MPI_COMM_WORLD);
+  Mat g = dZ;
+  if (next >= 0) MPI_Recv(g.v.data(), count, MPI_DOUBLE, next, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  Mat dx = mul(g, transpose(Ws[static_cast<size_t>(s)]));
+  if (prev >= 0) MPI_Send(dx.v.data(), count, MPI_DOUBLE, prev, 2, MPI_COMM_WORLD);
+  // The last stage holds the output, the first the input gradient; the others compare with themselves.
+  const Mat& want_y = next < 0 ? acts.back() : y;
+  const Mat& want_dx = prev < 0 ? grad : dx;
+  out.push_back({"pipeline: output after " + std::to_string(p) + " stages (send.activation)", compare(y, want_y),
+                 kVerifyTolerance, ""});
+  out.push_back(
+      {"pipeline: input gradient back through every stage (send.grad)", compare(dx, want_dx), kVerifyTolerance, ""});
+}
+
+}  // namespace
+
+std::vector<Check> verify(const workloads::Workload& w, const workloads::Program& program, int64_t rank) {
+  Context c{w,
+            program,
+            rank,
+            program.roles[static_cast<size_t>(program.role_of(rank))],
+            Communicators(program, rank),
+            static_cast<double>(workloads::bytes_of(w.training.dtype))};
+  std::vector<Check> out;
+  const auto& t = w.parallel.tensor;
+  if (t.mode == workloads::TensorMode::megatron && t.size > 1 && !w.parallel.sequence_parallel &&
+      !w.model.moe.enabled())
+    megatron_mlp(c, out);
+  if (t.mode == workloads::TensorMode::axonn) {
+    axonn_fc(c, "qkv", out);
+    axonn_fc(c, "proj", out);
+  }
+  if (w.parallel.pipeline.stages > 1 && w.parallel.pipeline.chunks == 1) pipeline(c, out);
+  return out;
+}
+
+}  // namespace paratwin::exec
