@@ -105,10 +105,10 @@ double compare(const Mat& got, const Mat& want) {
   return global;
 }
 
-// The first op of layer 0, micro-batch 0 with this name and phase.
+// The first op of the first micro-batch with this name and phase (its first layer that has one).
 const Op* find(const workloads::Role& role, const char* name, Phase phase) {
   for (const Op& op : role.ops)
-    if (op.phase == phase && op.micro_batch <= 0 && std::strcmp(op.name, name) == 0 && op.layer <= 0) return &op;
+    if (op.phase == phase && op.micro_batch <= 0 && std::strcmp(op.name, name) == 0) return &op;
   return nullptr;
 }
 
@@ -326,6 +326,122 @@ void pipeline(Context& c, std::vector<Check>& out) {
       {"pipeline: input gradient back through every stage (send.grad)", compare(dx, want_dx), kVerifyTolerance, ""});
 }
 
+// TED's expert exchange (seed 002 ch. 7): tokens routed to experts with a capacity, dispatched with an
+// all-to-all over the expert group, run through their expert, and combined back with a second one;
+// with DTD each tensor rank sends 1/G_tensor of the slots and an all-gather over the tensor group
+// reassembles them (seed 002 §7.3.1).
+void moe_round_trip(Context& c, std::vector<Check>& out) {
+  const auto& grid = c.program.grid;
+  const auto expert = grid.mask("expert"), tensor = grid.mask("tensor");
+  const int64_t p = grid.group_size(expert), t = tensor ? grid.group_size(tensor) : 1;
+  const int64_t E = c.w.model.moe.experts, h = c.w.model.hidden;
+  const Op* router = find(c.role, "router", Phase::forward);
+  const Op* a2a = find(c.role, "dispatch.all_to_all", Phase::forward);
+  const Op* fc1 = find(c.role, "expert.fc1", Phase::forward);
+  const bool dtd = c.w.opt.duplicate_token_dropping && t > 1;
+  std::string problem;
+  expect(problem, router && a2a && fc1, "the Program has no router, dispatch.all_to_all and expert.fc1 ops");
+  const int64_t T = router ? router->gemm.m : 0;
+  const double slots = a2a ? a2a->bytes / (static_cast<double>(h) * c.e) * (dtd ? static_cast<double>(t) : 1.0) : 0;
+  const auto C = static_cast<int64_t>(slots) / std::max<int64_t>(E, 1);  // capacity of each expert, per source
+  if (problem.empty()) {
+    expect(problem, a2a->group == expert, "dispatch.all_to_all does not run over the expert group");
+    expect(problem, static_cast<double>(C * E) == slots && C % t == 0,
+           "dispatch.all_to_all's " + std::to_string(slots) + " token slots do not split into " + std::to_string(E) +
+               " experts" + (dtd ? " and " + std::to_string(t) + " tensor ranks" : ""));
+    expect(
+        problem, fc1->gemm.batch == E / p && fc1->gemm.m == p * C,
+        "expert.fc1 is not " + std::to_string(E / p) + " local experts of " + std::to_string(p * C) + " tokens each");
+  }
+  problem = agree(problem);
+  if (!problem.empty()) {
+    out.push_back({"MoE all-to-all round trip", 0, kVerifyTolerance, problem});
+    return;
+  }
+  // Tokens and routing: the same on the ranks of one tensor group (they hold the same tokens).
+  const int tensor_axis = grid.axis_index("tensor");
+  const int64_t owner = tensor_axis >= 0 ? grid.with_coord(c.rank, tensor_axis, 0) : c.rank;
+  const Mat X = block(200 + static_cast<int>(owner), T, h);
+  std::vector<int64_t> slot_of(static_cast<size_t>(T), -1);
+  std::vector<int64_t> filled(static_cast<size_t>(E), 0);
+  Mat D(E * C, h);  // the dispatch buffer: expert by expert, C slots each
+  for (int64_t k = 0; k < T; ++k) {
+    const auto e =
+        static_cast<int64_t>((value(300 + static_cast<int>(owner), k, 0) + 0.5) * static_cast<double>(E)) % E;
+    if (filled[static_cast<size_t>(e)] == C) continue;  // over capacity: dropped
+    const int64_t slot = e * C + filled[static_cast<size_t>(e)]++;
+    slot_of[static_cast<size_t>(k)] = slot;
+    for (int64_t j = 0; j < h; ++j) D.at(slot, j) = X.at(k, j);
+  }
+  std::vector<Mat> W;
+  for (int64_t e = 0; e < E; ++e) W.push_back(block(400 + static_cast<int>(e), h, h));
+  const auto apply = [&](Mat rows, int64_t e) { return map(mul(rows, W[static_cast<size_t>(e)]), gelu); };
+  // Reference: every token through its expert, here.
+  Mat want(T, h);
+  for (int64_t k = 0; k < T; ++k) {
+    const int64_t slot = slot_of[static_cast<size_t>(k)];
+    if (slot < 0) continue;
+    const Mat y = apply(sub(D, slot, 1, 0, h), slot / C);
+    for (int64_t j = 0; j < h; ++j) want.at(k, j) = y.at(0, j);
+  }
+  // Distributed. Each destination's block: its E/p experts, the slots this tensor rank sends of each.
+  const int64_t local = E / p, me = grid.index_in_group(c.rank, expert);
+  const int64_t ti = dtd ? grid.index_in_group(c.rank, tensor) : 0, share = dtd ? C / t : C;
+  const int count = static_cast<int>(local * share * h);
+  const auto exchange = [&](const Mat& full) {  // full: E·C rows in expert order → received blocks
+    Mat send(p * local * share, h), recv(p * local * share, h);
+    for (int64_t e = 0; e < E; ++e)
+      for (int64_t s2 = 0; s2 < share; ++s2)
+        for (int64_t j = 0; j < h; ++j) send.at(e * share + s2, j) = full.at(e * C + ti * share + s2, j);
+    MPI_Alltoall(send.v.data(), count, MPI_DOUBLE, recv.v.data(), count, MPI_DOUBLE, c.comm(expert));
+    return recv;  // from source q: its slots for expert (me·local + l), at rows (q·local + l)·share + s
+  };
+  // Reassembles the tensor ranks' shares of the slots (DTD's all-gather); rows: (q·local + l)·C + slot.
+  const auto gather_shares = [&](const Mat& mine) {
+    Mat all(p * local * C, h);
+    Mat got(t * mine.rows, h);
+    if (dtd)
+      MPI_Allgather(mine.v.data(), static_cast<int>(mine.v.size()), MPI_DOUBLE, got.v.data(),
+                    static_cast<int>(mine.v.size()), MPI_DOUBLE, c.comm(tensor));
+    else
+      got = mine;
+    for (int64_t i = 0; i < (dtd ? t : 1); ++i)
+      for (int64_t r = 0; r < p * local; ++r)
+        for (int64_t s2 = 0; s2 < share; ++s2)
+          for (int64_t j = 0; j < h; ++j) all.at(r * C + i * share + s2, j) = got.at(i * mine.rows + r * share + s2, j);
+    return all;
+  };
+  const Mat arrived = gather_shares(exchange(D));
+  // Every local expert runs its tokens from every source; the results go back the same way.
+  Mat results(p * local * C, h);
+  for (int64_t q = 0; q < p; ++q)
+    for (int64_t l = 0; l < local; ++l) {
+      const Mat y = apply(sub(arrived, (q * local + l) * C, C, 0, h), me * local + l);
+      for (int64_t s2 = 0; s2 < C; ++s2)
+        for (int64_t j = 0; j < h; ++j) results.at((q * local + l) * C + s2, j) = y.at(s2, j);
+    }
+  // The way back: rows (q·local + l)·C + slot go to source q, where they are expert (q'·local + l)'s.
+  Mat back(E * C, h);  // in source order: destination q's block holds what q sends to its source
+  {
+    Mat send(p * local * share, h), recv(p * local * share, h);
+    for (int64_t q = 0; q < p; ++q)
+      for (int64_t l = 0; l < local; ++l)
+        for (int64_t s2 = 0; s2 < share; ++s2)
+          for (int64_t j = 0; j < h; ++j)
+            send.at((q * local + l) * share + s2, j) = results.at((q * local + l) * C + ti * share + s2, j);
+    MPI_Alltoall(send.v.data(), count, MPI_DOUBLE, recv.v.data(), count, MPI_DOUBLE, c.comm(expert));
+    back = gather_shares(recv);  // rows (q·local + l)·C + slot: expert q·local + l's slot, in expert order
+  }
+  Mat got(T, h);
+  for (int64_t k = 0; k < T; ++k) {
+    const int64_t slot = slot_of[static_cast<size_t>(k)];
+    if (slot < 0) continue;
+    for (int64_t j = 0; j < h; ++j) got.at(k, j) = back.at(slot, j);
+  }
+  out.push_back({std::string("MoE all-to-all round trip (dispatch, experts, combine") + (dtd ? ", DTD" : "") + ")",
+                 compare(got, want), kVerifyTolerance, ""});
+}
+
 }  // namespace
 
 std::vector<Check> verify(const workloads::Workload& w, const workloads::Program& program, int64_t rank) {
@@ -337,14 +453,13 @@ std::vector<Check> verify(const workloads::Workload& w, const workloads::Program
             static_cast<double>(workloads::bytes_of(w.training.dtype))};
   std::vector<Check> out;
   const auto& t = w.parallel.tensor;
-  if (t.mode == workloads::TensorMode::megatron && t.size > 1 && !w.parallel.sequence_parallel &&
-      !w.model.moe.enabled())
-    megatron_mlp(c, out);
+  if (t.mode == workloads::TensorMode::megatron && t.size > 1 && !w.parallel.sequence_parallel) megatron_mlp(c, out);
   if (t.mode == workloads::TensorMode::axonn) {
     axonn_fc(c, "qkv", out);
     axonn_fc(c, "proj", out);
   }
   if (w.parallel.pipeline.stages > 1 && w.parallel.pipeline.chunks == 1) pipeline(c, out);
+  if (w.model.moe.enabled() && w.parallel.expert > 1) moe_round_trip(c, out);
   return out;
 }
 

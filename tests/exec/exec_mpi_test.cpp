@@ -167,6 +167,14 @@ TEST(Verify, AWrongLoweringFails) {
   checks = px::verify(w3, p3, world_rank());
   ASSERT_FALSE(checks.empty());
   EXPECT_FALSE(checks[0].ok()) << checks[0].what;
+  // Experts exchanged over the tensor group instead of the expert group.
+  const auto moe = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-moe-ted.json");
+  auto pm = pw::lower(moe);
+  for (auto& op : pm.roles[0].ops)
+    if (op.kind == pw::OpKind::all_to_all) op.group = pm.grid.mask("tensor");
+  checks = px::verify(moe, pm, world_rank());
+  ASSERT_FALSE(checks.empty());
+  EXPECT_FALSE(checks.back().ok()) << checks.back().what;
 }
 
 }  // namespace
