@@ -186,6 +186,125 @@ void megatron_mlp(Context& c, std::vector<Check>& out) {
                  kVerifyTolerance, ""});
 }
 
+// Causal self-attention of the heads whose Q, K, V columns [q|k|v per head] `qkv` holds, sequence by
+// sequence; returns the context (tokens × heads·d) and keeps the softmax for the backward pass.
+struct Attention {
+  int64_t seq = 0, heads = 0, d = 0;
+  std::vector<Mat> probs;  // per (sequence, head)
+  Mat forward(const Mat& qkv) {
+    const int64_t T = qkv.rows, B = T / seq;
+    Mat ctx(T, heads * d);
+    probs.clear();
+    const double scale = 1 / std::sqrt(static_cast<double>(d));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t a = 0; a < heads; ++a) {
+        Mat P(seq, seq);
+        for (int64_t i = 0; i < seq; ++i) {
+          double top = -INFINITY;
+          for (int64_t j = 0; j <= i; ++j) {
+            double dot = 0;
+            for (int64_t k = 0; k < d; ++k)
+              dot += qkv.at(b * seq + i, a * 3 * d + k) * qkv.at(b * seq + j, a * 3 * d + d + k);
+            P.at(i, j) = dot * scale;
+            top = std::max(top, P.at(i, j));
+          }
+          double sum = 0;
+          for (int64_t j = 0; j <= i; ++j) sum += P.at(i, j) = std::exp(P.at(i, j) - top);
+          for (int64_t j = 0; j <= i; ++j) P.at(i, j) /= sum;
+          for (int64_t j = 0; j <= i; ++j)
+            for (int64_t k = 0; k < d; ++k)
+              ctx.at(b * seq + i, a * d + k) += P.at(i, j) * qkv.at(b * seq + j, a * 3 * d + 2 * d + k);
+        }
+        probs.push_back(std::move(P));
+      }
+    return ctx;
+  }
+  // The gradient of the Q, K, V columns from the context's gradient (softmax backward).
+  Mat backward(const Mat& qkv, const Mat& dctx) const {
+    const int64_t T = qkv.rows, B = T / seq;
+    Mat dqkv(T, heads * 3 * d);
+    const double scale = 1 / std::sqrt(static_cast<double>(d));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t a = 0; a < heads; ++a) {
+        const Mat& P = probs[static_cast<size_t>(b * heads + a)];
+        for (int64_t i = 0; i < seq; ++i) {
+          std::vector<double> dP(static_cast<size_t>(i + 1), 0.0);
+          double dot = 0;
+          for (int64_t j = 0; j <= i; ++j) {
+            for (int64_t k = 0; k < d; ++k) {
+              dP[static_cast<size_t>(j)] +=
+                  dctx.at(b * seq + i, a * d + k) * qkv.at(b * seq + j, a * 3 * d + 2 * d + k);
+              dqkv.at(b * seq + j, a * 3 * d + 2 * d + k) += P.at(i, j) * dctx.at(b * seq + i, a * d + k);  // dV
+            }
+            dot += dP[static_cast<size_t>(j)] * P.at(i, j);
+          }
+          for (int64_t j = 0; j <= i; ++j) {
+            const double ds = P.at(i, j) * (dP[static_cast<size_t>(j)] - dot) * scale;
+            for (int64_t k = 0; k < d; ++k) {
+              dqkv.at(b * seq + i, a * 3 * d + k) += ds * qkv.at(b * seq + j, a * 3 * d + d + k);  // dQ
+              dqkv.at(b * seq + j, a * 3 * d + d + k) += ds * qkv.at(b * seq + i, a * 3 * d + k);  // dK
+            }
+          }
+        }
+      }
+    return dqkv;
+  }
+};
+
+// Megatron 1-D self-attention: QKV column-parallel by heads, the attention of the local heads, proj
+// row-parallel and all-reduced; backward through the softmax to the input gradient's all-reduce.
+void megatron_attention(Context& c, std::vector<Check>& out) {
+  const auto& grid = c.program.grid;
+  const auto tensor = grid.mask("tensor");
+  const int64_t t = grid.group_size(tensor), i = grid.index_in_group(c.rank, tensor);
+  const Op* qkv = find(c.role, "qkv", Phase::forward);
+  const Op* proj = find(c.role, "proj", Phase::forward);
+  const Op* ar = find(c.role, "proj.all_reduce", Phase::forward);
+  const Op* dar = find(c.role, "attention.dgrad.all_reduce", Phase::backward);
+  const int64_t h = c.w.model.hidden, a = c.w.model.heads, S = c.w.model.seq_len, d = h / a;
+  std::string problem;
+  expect(problem, qkv && proj && ar && dar,
+         "the Program has no qkv, proj, proj.all_reduce and attention.dgrad.all_reduce ops");
+  const int64_t T = qkv ? qkv->gemm.m : 0;
+  if (problem.empty()) {
+    expect(problem, qkv->gemm.n * t == 3 * h && qkv->gemm.k == h,
+           "qkv computes " + std::to_string(qkv->gemm.n) + " columns per rank; times " + std::to_string(t) +
+               " is not 3 × hidden");
+    expect(problem, proj->gemm.k * t == h && proj->gemm.n == h && proj->gemm.m == T,
+           "proj is not (tokens × hidden/t) · (hidden/t × hidden)");
+    expect(problem, a % t == 0, "the heads do not split over the tensor group");
+    expect(problem, ar->group == tensor && dar->group == tensor && ar->bytes == static_cast<double>(T * h) * c.e,
+           "the attention's all-reduces are not T × hidden over the tensor group");
+    expect(problem, T % S == 0, "a rank's tokens are not whole sequences");
+  }
+  problem = agree(problem);
+  if (!problem.empty()) {
+    out.push_back({"1-D attention (qkv, proj)", 0, kVerifyTolerance, problem});
+    return;
+  }
+  const int64_t local = a / t;
+  const Mat X = block(500, T, h), Wqkv = block(501, h, 3 * h), Wproj = block(502, h, h), dZ = block(503, T, h);
+  Attention whole{S, a, d, {}}, mine{S, local, d, {}};
+  // Reference: every head.
+  const Mat QKV = mul(X, Wqkv), ctx = whole.forward(QKV), Z = mul(ctx, Wproj);
+  const Mat dctx = mul(dZ, transpose(Wproj)), dQKV = whole.backward(QKV, dctx);
+  const Mat dX = mul(dQKV, transpose(Wqkv)), dWqkv = mul(transpose(X), dQKV), dWproj = mul(transpose(ctx), dZ);
+  // This rank's heads: columns [i·3h/t, (i+1)·3h/t) of QKV, rows [i·h/t, (i+1)·h/t) of proj.
+  const Mat Wq = sub(Wqkv, 0, h, i * 3 * h / t, 3 * h / t), Wp = sub(Wproj, i * h / t, h / t, 0, h);
+  const Mat QKVi = mul(X, Wq), ctxi = mine.forward(QKVi);
+  Mat Zi = mul(ctxi, Wp);
+  all_reduce(Zi, c.comm(tensor));
+  const Mat dQKVi = mine.backward(QKVi, mul(dZ, transpose(Wp)));
+  Mat dXi = mul(dQKVi, transpose(Wq));
+  all_reduce(dXi, c.comm(tensor));
+  out.push_back({"1-D attention: output (proj.all_reduce)", compare(Zi, Z), kVerifyTolerance, ""});
+  out.push_back({"1-D attention: input gradient (attention.dgrad.all_reduce)", compare(dXi, dX), kVerifyTolerance, ""});
+  out.push_back({"1-D attention: qkv weight gradient (head shard)",
+                 compare(mul(transpose(X), dQKVi), sub(dWqkv, 0, h, i * 3 * h / t, 3 * h / t)), kVerifyTolerance, ""});
+  out.push_back({"1-D attention: proj weight gradient (head shard)",
+                 compare(mul(transpose(ctxi), dZ), sub(dWproj, i * h / t, h / t, 0, h)), kVerifyTolerance, ""});
+}
+
 // AxoNN 3-D (seed 002 Algorithm 3) for one FC layer: the weight block W[in][out] all-gathered over z,
 // the output all-reduced over the input axis, the input gradient over the output axis, the weight
 // gradient reduce-scattered over z. `name` is the layer (qkv: normal; proj: transposed).
@@ -453,7 +572,10 @@ std::vector<Check> verify(const workloads::Workload& w, const workloads::Program
             static_cast<double>(workloads::bytes_of(w.training.dtype))};
   std::vector<Check> out;
   const auto& t = w.parallel.tensor;
-  if (t.mode == workloads::TensorMode::megatron && t.size > 1 && !w.parallel.sequence_parallel) megatron_mlp(c, out);
+  if (t.mode == workloads::TensorMode::megatron && t.size > 1 && !w.parallel.sequence_parallel) {
+    megatron_attention(c, out);
+    megatron_mlp(c, out);
+  }
   if (t.mode == workloads::TensorMode::axonn) {
     axonn_fc(c, "qkv", out);
     axonn_fc(c, "proj", out);
