@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -148,41 +149,51 @@ TEST(Verify, DistributedLayersEqualTheSingleRankReference) {
   EXPECT_GT(covered, 0);
 }
 
+// The checks verify runs on `file`'s Program after `mutate` has broken every op it returns true for.
+std::vector<px::Check> broken(const std::string& file, const std::function<bool(pw::Op&, const pw::Grid&)>& mutate) {
+  const auto w = pw::load_workload_file(file);
+  auto program = pw::lower(w);
+  int changed = 0;
+  for (auto& op : program.roles[0].ops) changed += mutate(op, program.grid) ? 1 : 0;
+  EXPECT_GT(changed, 0) << file << ": the mutation matched no op";
+  return px::verify(w, program, world_rank());
+}
+
+// The first check whose name starts with `prefix` fails.
+void fails(const std::vector<px::Check>& checks, const std::string& prefix, const std::string& problem = "") {
+  const auto it =
+      std::find_if(checks.begin(), checks.end(), [&](const px::Check& c) { return c.what.rfind(prefix, 0) == 0; });
+  ASSERT_NE(it, checks.end()) << "no check " << prefix;
+  EXPECT_FALSE(it->ok()) << it->what;
+  if (!problem.empty()) {
+    EXPECT_NE(it->problem.find(problem), std::string::npos) << it->problem;
+  }
+}
+
 TEST(Verify, AWrongLoweringFails) {
   if (world_size() != 4) GTEST_SKIP() << "the 1-D and 3-D workloads need 4 ranks";
+  const std::string ex = PARATWIN_EXAMPLES_DIR, exw = PARATWIN_EXEC_WORKLOADS_DIR;
+  const auto named = [](const pw::Op& op, const char* name) { return std::string(op.name) == name; };
   // fc1 computing twice the columns it should: the shapes no longer describe the layer.
-  const auto tp = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-tp1d.json");
-  auto program = pw::lower(tp);
-  for (auto& op : program.roles[0].ops)
-    if (std::string(op.name) == "fc1") op.gemm.n *= 2;
-  auto checks = px::verify(tp, program, world_rank());
-  const auto mlp =
-      std::find_if(checks.begin(), checks.end(), [](const auto& c) { return c.what.rfind("1-D MLP", 0) == 0; });
-  ASSERT_NE(mlp, checks.end());
-  EXPECT_FALSE(mlp->ok());
-  EXPECT_NE(mlp->problem.find("fc1 computes"), std::string::npos) << mlp->problem;
-  // The attention's heads split one way by the GEMM and another by the all-reduce's size.
-  for (auto& op : program.roles[0].ops)
-    if (std::string(op.name) == "proj.all_reduce") op.bytes /= 2;
-  checks = px::verify(tp, program, world_rank());
-  ASSERT_FALSE(checks.empty());
-  EXPECT_FALSE(checks[0].ok()) << checks[0].what;
+  fails(broken(ex + "/tiny-tp1d.json",
+               [&](pw::Op& op, const pw::Grid&) { return named(op, "fc1") && (op.gemm.n *= 2, true); }),
+        "1-D MLP", "fc1 computes");
+  // The attention's output all-reduce of half its size.
+  fails(broken(ex + "/tiny-tp1d.json",
+               [&](pw::Op& op, const pw::Grid&) { return named(op, "proj.all_reduce") && (op.bytes /= 2, true); }),
+        "1-D attention");
   // A 3-D weight gradient reduce-scattered over the wrong axis (y instead of z).
-  const auto w3 = pw::load_workload_file(std::string(PARATWIN_EXEC_WORKLOADS_DIR) + "/tiny-3d-1x2x2.json");
-  auto p3 = pw::lower(w3);
-  for (auto& op : p3.roles[0].ops)
-    if (std::string(op.name) == "qkv.wgrad.reduce_scatter_z") op.group = p3.grid.mask("y");
-  checks = px::verify(w3, p3, world_rank());
-  ASSERT_FALSE(checks.empty());
-  EXPECT_FALSE(checks[0].ok()) << checks[0].what;
+  fails(broken(exw + "/tiny-3d-1x2x2.json",
+               [&](pw::Op& op, const pw::Grid& g) {
+                 return named(op, "qkv.wgrad.reduce_scatter_z") && (op.group = g.mask("y"), true);
+               }),
+        "3-D FC qkv");
   // Experts exchanged over the tensor group instead of the expert group.
-  const auto moe = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-moe-ted.json");
-  auto pm = pw::lower(moe);
-  for (auto& op : pm.roles[0].ops)
-    if (op.kind == pw::OpKind::all_to_all) op.group = pm.grid.mask("tensor");
-  checks = px::verify(moe, pm, world_rank());
-  ASSERT_FALSE(checks.empty());
-  EXPECT_FALSE(checks.back().ok()) << checks.back().what;
+  fails(broken(ex + "/tiny-moe-ted.json",
+               [&](pw::Op& op, const pw::Grid& g) {
+                 return op.kind == pw::OpKind::all_to_all && (op.group = g.mask("tensor"), true);
+               }),
+        "MoE");
 }
 
 }  // namespace
