@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   cli::Action sweep = cli::add_sweep_command(app);
   cli::Action search = cli::add_search_command(app);
   cli::Action exec = cli::add_exec_command(app);
+  cli::Action calibrate = cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sweep")) return sweep();
     if (app.got_subcommand("search")) return search();
     if (app.got_subcommand("exec")) return exec();
+    if (app.got_subcommand("calibrate")) return calibrate();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;
