@@ -21,6 +21,7 @@ struct SimulateArgs {
   std::vector<std::string> algorithms;
   bool progress = false;
   bool fold = false;
+  std::string profile;
 };
 
 }  // namespace
@@ -36,6 +37,9 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--fidelity", a->fidelity, "exact: one phase per algorithm step; fast: aggregated phases")
       ->check(CLI::IsMember({"exact", "fast"}))
       ->capture_default_str();
+  cmd->add_option("--profile", a->profile,
+                  "apply a profile fitted by `paratwin calibrate micro` on this machine: GEMM curve and peak, "
+                  "launch overhead, memory bandwidth, per-step collective cost and link bandwidth");
   cmd->add_option("--library", a->library,
                   "communication library: nccl, rccl (rings over all NICs, GPU reductions), cray-mpich (rings, "
                   "one NIC per node for all traffic, CPU reductions), mpi (rings, CPU reductions), pccl "
@@ -63,6 +67,7 @@ Action add_simulate_command(CLI::App& app) {
     setup.nodes = a->nodes;
     setup.fidelity = a->fidelity;
     setup.library = a->library;
+    setup.profile = a->profile;
     setup.algorithms = a->algorithms;
     setup.trace = !a->trace.empty();
     setup.trace_ranks = a->trace_ranks;

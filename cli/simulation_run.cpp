@@ -7,6 +7,7 @@
 #include <optional>
 #include <simgrid/s4u.hpp>
 
+#include "calibration/profile.hpp"
 #include "cli/run_summary.hpp"
 #include "common/input_error.hpp"
 #include "sim/engine.hpp"
@@ -48,6 +49,7 @@ std::map<workloads::OpKind, sim::Algorithm> parse_algorithms(const std::vector<s
 
 SimulationRun run_simulation(const workloads::Workload& w, const SimulationSetup& setup) {
   auto machine = topology::resolve_machine(setup.machine);
+  if (!setup.profile.empty()) calibration::apply_profile(machine, setup.profile);
   const int64_t per_node = machine.devices_per_node();
   const int64_t needed = (w.total_ranks() + per_node - 1) / per_node;
   const int64_t nodes = setup.nodes > 0 ? setup.nodes : needed;
@@ -109,6 +111,7 @@ SimulationRun run_simulation(const workloads::Workload& w, const SimulationSetup
   j["nodes"] = nodes;
   j["fidelity"] = setup.fidelity;
   j["library"] = library;
+  if (!setup.profile.empty()) j["profile"] = setup.profile;
   j["flows"] = r.flows;
   j["actors"] = r.actors;
   j["folded"] = r.folded;
@@ -127,6 +130,7 @@ void print_simulation_report(const workloads::Workload& w, const SimulationSetup
   std::printf("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(),
               j["machine"].get<std::string>().c_str(), j["nodes"].get<long long>(), ranks, setup.fidelity.c_str(),
               j["library"].get<std::string>().c_str());
+  if (j.contains("profile")) std::printf("  calibrated by         %s\n", j["profile"].get<std::string>().c_str());
   if (j["folded"].get<bool>())
     std::printf(
         "  simulated as          %lld actors for %lld ranks (%s; collectives inside a node timed analytically)\n",

@@ -16,6 +16,7 @@ struct SimulationSetup {
   int64_t nodes = 0;                    // slice of this many nodes; 0: as many as the workload needs
   std::string fidelity = "exact";       // "exact" or "fast"
   std::string library;                  // empty: the machine profile's
+  std::string profile;                  // a fitted profile (calibrate micro) applied to the machine
   std::vector<std::string> algorithms;  // "KIND=ALGORITHM" overrides
   bool trace = false;                   // build a Chrome trace
   std::vector<int64_t> trace_ranks;     // empty: all up to 64 ranks, else rank 0

@@ -1,0 +1,45 @@
+#include "calibration/profile.hpp"
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/json_reader.hpp"
+
+namespace paratwin::calibration {
+
+void apply_profile(topology::Machine& machine, const std::string& path) {
+  const auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
+  try {
+    if (!doc.is_object()) throw InputError("", "must be a JSON object: a profile written by paratwin calibrate micro");
+    JsonReader top(doc, "");
+    const std::string measured = top.string("machine");
+    if (measured != machine.name)
+      top.fail("machine",
+               "= \"" + measured + "\": the profile was measured on " + measured + ", not on " + machine.name);
+    JsonReader fit = top.object("fit");
+    const double peak = fit.object("peak_tflops").number("fp32", std::nullopt, 1e-6, 1e6);
+    JsonReader gemm = fit.object("gemm").object("fp32");
+    topology::GemmModel model;
+    model.max_efficiency = gemm.number("max_efficiency", std::nullopt, 1e-6, 1.0);
+    model.half_flops = gemm.number("half_gflop", std::nullopt, 0, 1e9) * 1e9;
+    const double launch = fit.number("launch_overhead_us", std::nullopt, 0, 1e6);
+    const double memory = fit.number("memory_GBps", std::nullopt, 1e-6, 1e9);
+    machine.node.device.peak_flops["fp32"] = peak * 1e12;
+    machine.profile.gemm["fp32"] = model;
+    machine.profile.launch_overhead = launch * 1e-6;
+    machine.node.device.hbm_bandwidth = memory * 1e9;
+    // Collectives were measured on a single node: one bandwidth for its links, and the per-step cost
+    // (latency included) as the library's step cost.
+    if (fit.has("collective_step_us")) {
+      machine.profile.collective_step = fit.number("collective_step_us", std::nullopt, 0, 1e6) * 1e-6;
+      const double link = fit.number("link_GBps", std::nullopt, 1e-6, 1e9) * 1e9;
+      for (auto& l : machine.node.links) {
+        l.bandwidth = link;
+        l.latency = 0;
+      }
+    }
+  } catch (const InputError& e) {
+    throw InputError(path, e.what());
+  }
+}
+
+}  // namespace paratwin::calibration
