@@ -116,9 +116,7 @@ int run(const ExecArgs& a) {
   topology::Machine machine;
   exec::ExecOptions options;
   try {
-    w = a.workload.empty()
-            ? workloads::parse_workload_text(workloads::default_workload_text(), workloads::kDefaultWorkloadName)
-            : workloads::load_workload_file(a.workload);
+    w = workloads::load_workload_or_default(a.workload);
     machine = topology::resolve_machine(a.machine);
     workloads::LowerOptions lo;
     lo.devices_per_node = machine.devices_per_node();

@@ -72,9 +72,7 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {
-    workloads::Workload w = args->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
-                                                                                    workloads::kDefaultWorkloadName)
-                                                   : workloads::load_workload_file(args->workload);
+    workloads::Workload w = workloads::load_workload_or_default(args->workload);
     workloads::LowerOptions options;
     options.devices_per_node = args->devices_per_node;
     std::optional<double> memory = args->device_memory_gib > 0

@@ -98,9 +98,7 @@ Action add_search_command(CLI::App& app) {
   cmd->add_flag("--show-rejected", a->show_rejected, "list every configuration dropped, with the reason");
   cmd->add_option("--json", a->json, "write every ranked, rejected and invalid configuration as JSON to this file");
   return [a]() -> int {
-    const auto base = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
-                                                                           workloads::kDefaultWorkloadName)
-                                          : workloads::load_workload_file(a->workload);
+    const auto base = workloads::load_workload_or_default(a->workload);
     const auto machine = topology::resolve_machine(a->machine);
     const int64_t per_node = machine.devices_per_node();
     const int64_t nodes = (a->gpus + per_node - 1) / per_node;

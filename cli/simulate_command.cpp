@@ -59,9 +59,7 @@ Action add_simulate_command(CLI::App& app) {
                 "NIC) and time collectives inside a node analytically, where the program allows (6-10x faster at "
                 "thousands of ranks; predictions moved by 0-9% in our measurements, see sim/README.md)");
   return [a]() -> int {
-    const auto w = a->workload.empty() ? workloads::parse_workload_text(workloads::default_workload_text(),
-                                                                        workloads::kDefaultWorkloadName)
-                                       : workloads::load_workload_file(a->workload);
+    const auto w = workloads::load_workload_or_default(a->workload);
     SimulationSetup setup;
     setup.machine = a->machine;
     setup.nodes = a->nodes;

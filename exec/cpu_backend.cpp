@@ -86,6 +86,7 @@ class CpuBackend final : public Backend {
     y_.assign(static_cast<size_t>(sweep), 0.0f);
     host_.assign(static_cast<size_t>(copy), 0.0f);
     device_.assign(static_cast<size_t>(copy), 0.0f);
+    tag_bound_ = tag_bound();
     progress_ = std::make_unique<MpiProgress>([this] { return now(); });
   }
 
@@ -156,11 +157,10 @@ class CpuBackend final : public Backend {
     w.op = index;
     w.what = "rank " + std::to_string(rank_) + ": " + describe(op, index);
     w.start = now();
-    const int64_t n = floats(op.bytes);
     if (workloads::is_p2p(op.kind)) {
       const int pipe = program_->grid.axis_index("pipe");
       const int peer = static_cast<int>(program_->grid.with_coord(rank_, pipe, op.peer_stage));
-      const int tag = static_cast<int>(op.tag % static_cast<uint64_t>(tag_bound()));
+      const int tag = static_cast<int>(op.tag % static_cast<uint64_t>(tag_bound_));
       float* data = bufs.first.data();
       const int count = static_cast<int>(bufs.first.size());
       if (op.kind == OpKind::send)
@@ -171,9 +171,9 @@ class CpuBackend final : public Backend {
       return;
     }
     MPI_Comm comm = comms_->of(op.group);
-    const int64_t p = program_->grid.group_size(op.group);
-    const int64_t part = (n + p - 1) / p;  // per member, for the collectives that split the buffer
-    const int whole = static_cast<int>(part * p), share = static_cast<int>(part);
+    // The buffers were sized in prepare() to a whole number of members' shares.
+    const int whole = static_cast<int>(bufs.first.size());
+    const int share = whole / static_cast<int>(program_->grid.group_size(op.group));
     float* in = bufs.first.data();
     float* out = bufs.second.data();
     const int root = std::max(0, op.root);
@@ -214,6 +214,7 @@ class CpuBackend final : public Backend {
   std::chrono::steady_clock::time_point epoch_;
   const workloads::Program* program_ = nullptr;
   int64_t rank_ = 0;
+  int tag_bound_ = 32767;  // MPI_TAG_UB
   std::unique_ptr<Communicators> comms_;
   std::unique_ptr<MpiProgress> progress_;
   std::vector<float> a_, b_, c_, x_, y_, host_, device_;

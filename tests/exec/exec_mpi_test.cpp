@@ -64,17 +64,22 @@ std::vector<pw::OpEvent> gather(const std::vector<pw::OpEvent>& mine) {
   return out;
 }
 
+// One measured iteration of `program` on this rank with the CPU backend.
+px::RankResult run_cpu(const pw::Program& program, int warmup) {
+  auto backend = px::make_backend("cpu");
+  backend->prepare(program, world_rank());
+  px::ExecOptions options;
+  options.iterations = 1;
+  options.warmup = warmup;
+  return px::run_rank(program, world_rank(), *backend, options);
+}
+
 TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
   const auto files = workloads_for(world_size());
   ASSERT_FALSE(files.empty()) << "no tiny workload has " << world_size() << " ranks";
   for (const auto& file : files) {
     const auto program = pw::lower(pw::load_workload_file(file));
-    auto backend = px::make_backend("cpu");
-    backend->prepare(program, world_rank());
-    px::ExecOptions options;
-    options.iterations = 1;
-    options.warmup = 0;
-    const auto result = px::run_rank(program, world_rank(), *backend, options);
+    const auto result = run_cpu(program, 0);
     ASSERT_EQ(result.iterations.size(), 1u);
     EXPECT_GT(result.iterations[0], 0) << file;
     const auto events = gather(result.events);
@@ -112,12 +117,7 @@ TEST(Executor, OverlappedCommunicationIntersectsCompute) {
   if (world_size() != 4) GTEST_SKIP() << "the 3-D workloads need 4 ranks";
   const auto program =
       pw::lower(pw::load_workload_file(std::string(PARATWIN_EXEC_WORKLOADS_DIR) + "/tiny-3d-1x2x2.json"));
-  auto backend = px::make_backend("cpu");
-  backend->prepare(program, world_rank());
-  px::ExecOptions options;
-  options.iterations = 1;
-  options.warmup = 1;
-  const auto result = px::run_rank(program, world_rank(), *backend, options);
+  const auto result = run_cpu(program, 1);
   const auto& role = program.roles[static_cast<size_t>(program.role_of(world_rank()))];
   double overlapped = 0;  // seconds of communication that ran under compute on this rank
   for (const auto& c : result.events) {
