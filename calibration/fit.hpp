@@ -28,4 +28,12 @@ struct LineFit {
 };
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y);
 
+// y = a · u + b · v (no intercept) by least squares on the relative error: the simulator's collective
+// model, time = steps · step cost + bus bytes / link bandwidth, over every kind and size at once.
+struct PlaneFit {
+  double a = 0, b = 0;
+  double rms_relative_error = 0;
+};
+PlaneFit fit_plane(const std::vector<double>& u, const std::vector<double>& v, const std::vector<double>& y);
+
 }  // namespace paratwin::calibration

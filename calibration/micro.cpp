@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <map>
+#include <set>
 
 #include "calibration/fit.hpp"
 
@@ -35,6 +37,18 @@ std::pair<double, double> ring_terms(OpKind kind, double p) {
 
 }  // namespace
 
+std::vector<workloads::GemmShape> gemm_shapes(const workloads::Program& program) {
+  std::set<std::array<int64_t, 6>> seen;
+  std::vector<workloads::GemmShape> out;
+  for (const auto& role : program.roles)
+    for (const auto& op : role.ops) {
+      if (op.kind != OpKind::gemm) continue;
+      const auto& g = op.gemm;
+      if (seen.insert({g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0}).second) out.push_back(g);
+    }
+  return out;
+}
+
 nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topology::Machine& machine,
                          const MicroOptions& options) {
   // One program whose ops are the benchmarks: groups of 2 ("pair") and of every rank.
@@ -49,6 +63,17 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     op.dep_begin = static_cast<uint32_t>(role.deps.size());
     role.ops.push_back(op);
   };
+  const auto first_shape = static_cast<uint32_t>(role.ops.size());
+  for (const auto& shape : options.shapes) {
+    Op op;
+    op.kind = OpKind::gemm;
+    op.name = "gemm_shape";
+    op.dtype = workloads::Dtype::fp32;
+    op.gemm = shape;
+    op.flops = 2.0 * static_cast<double>(shape.batch * shape.m * shape.n * shape.k);
+    add(op);
+  }
+  const auto first_sweep_gemm = static_cast<uint32_t>(role.ops.size());
   std::vector<int64_t> sizes = options.quick ? std::vector<int64_t>{64, 128, 256, 512}
                                              : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536};
   for (int64_t n : sizes)
@@ -87,28 +112,119 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
         op.bytes = bytes;
         add(op);
       }
+  // Collectives are timed as workloads issue them: their buffers out of cache (a workload's are
+  // written long before; a 64 MB sweep evicts them), right after a GEMM of a layer's size on every
+  // rank, with no barrier between, so that the ranks' usual skew is part of what a collective costs.
+  const auto flush = static_cast<uint32_t>(role.ops.size());
+  {
+    Op op;
+    op.kind = OpKind::elementwise;
+    op.name = "flush";
+    op.bytes = 64e6;
+    add(op);
+  }
+  const auto lead_in = static_cast<uint32_t>(role.ops.size());
+  {
+    Op op;
+    op.kind = OpKind::gemm;
+    op.name = "gemm";
+    op.dtype = workloads::Dtype::fp32;
+    op.gemm = {256, 1024, 256, 1, false, false};
+    op.flops = 2.0 * 256 * 1024 * 256;
+    add(op);
+  }
+  // Interference: a layer's GEMMs back to back for some milliseconds (the lead-in GEMM, kLayerGemms
+  // times), alone and with each collective started just before them on every rank at once, so that
+  // the collective's polls, copies and reductions share the core with them as in a workload.
+  const auto first_interference = static_cast<uint32_t>(role.ops.size());
+  if (ranks >= 2) {
+    for (OpKind kind : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather})
+      for (double bytes : options.quick ? std::vector<double>{256e3} : std::vector<double>{256e3, 1e6, 4e6}) {
+        Op op;
+        op.kind = kind;
+        op.name = workloads::to_string(kind);
+        op.stream = workloads::Stream::tensor;
+        op.group = groups.back();
+        op.bytes = bytes;
+        add(op);
+      }
+  }
   program.roles.push_back(std::move(role));
   backend.prepare(program, rank);
   const auto& ops = program.roles[0].ops;
 
-  // Every op alone, every rank at once; the slowest rank's time of each repeat, then the median.
+  // Every op alone, every rank at once; per repeat the slowest rank's time (compute) or the mean over
+  // ranks (collectives: what each rank waits, skew included, on average), then the median.
+  const auto run_alone = [&](uint32_t i) {
+    backend.start(ops[i], i);
+    double took = 0;
+    for (bool done = false; !done;)
+      for (const auto& f : backend.wait()) {
+        took = f.end - f.start;
+        done = true;
+      }
+    return took;
+  };
   std::vector<double> seconds(ops.size());
-  for (uint32_t i = 0; i < ops.size(); ++i) {
+  for (uint32_t i = 0; i < flush; ++i) {
+    const bool collective = workloads::is_collective(ops[i].kind);
     std::vector<double> reps;
     for (int r = 0; r < options.repeats + 1; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);
-      backend.start(ops[i], i);
-      double took = 0;
-      for (bool done = false; !done;)
-        for (const auto& f : backend.wait()) {
-          took = f.end - f.start;
-          done = true;
-        }
-      double slowest = 0;
-      MPI_Allreduce(&took, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (r > 0) reps.push_back(slowest);  // the first run warms buffers and caches
+      if (i < first_sweep_gemm || collective) run_alone(flush);
+      if (collective) run_alone(lead_in);
+      double took = run_alone(i), combined = 0;
+      MPI_Allreduce(&took, &combined, 1, MPI_DOUBLE, collective ? MPI_SUM : MPI_MAX, MPI_COMM_WORLD);
+      if (collective) combined /= ranks;
+      if (r > 0) reps.push_back(combined);  // the first run warms buffers and caches
     }
     seconds[i] = median(reps);
+  }
+
+  // The GEMMs alone and with each collective in flight, alternately; each rank's own GEMM time, the
+  // slowest rank per repeat, the median.
+  struct Interference {
+    uint32_t collective;
+    double alone, shared;          // the GEMM's seconds
+    double collective_in_compute;  // the collective's seconds while the GEMM runs
+  };
+  std::vector<Interference> interference;
+  // Returns the GEMM's and the collective's seconds (slowest rank, median).
+  constexpr int kLayerGemms = 8;
+  const auto overlapped = [&](int64_t with) {
+    std::vector<double> gemm_reps, collective_reps;
+    for (int r = 0; r < options.repeats + 1; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (with >= 0) backend.start(ops[static_cast<size_t>(with)], static_cast<uint32_t>(with));
+      double took[2] = {0, 0};  // the GEMMs' seconds, the collective's
+      bool pending = with >= 0;
+      const auto note = [&](const std::vector<exec::Finished>& finished) {
+        for (const auto& f : finished) {
+          if (f.op == lead_in) {
+            took[0] += f.end - f.start;
+          } else {
+            took[1] = f.end - f.start;
+            pending = false;
+          }
+        }
+      };
+      for (int g = 0; g < kLayerGemms; ++g) {
+        backend.start(ops[lead_in], lead_in);
+        note(backend.wait());
+      }
+      while (pending) note(backend.wait());
+      double slowest[2] = {0, 0};
+      MPI_Allreduce(took, slowest, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (r == 0) continue;
+      gemm_reps.push_back(slowest[0]);
+      collective_reps.push_back(slowest[1]);
+    }
+    return std::pair{median(gemm_reps), median(collective_reps)};
+  };
+  for (uint32_t i = first_interference; i < ops.size(); ++i) {
+    const double alone = overlapped(-1).first;
+    const auto [shared, collective] = overlapped(i);
+    interference.push_back({i, alone, shared, collective});
   }
 
   nlohmann::json out;
@@ -122,7 +238,20 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   std::vector<GemmPoint> gemm;
   std::vector<double> sweep_bytes, sweep_seconds;
   std::map<std::pair<int, int64_t>, std::pair<std::vector<double>, std::vector<double>>> lines;  // (kind, p)
-  for (uint32_t i = 0; i < ops.size(); ++i) {
+  auto& table = out["fit"]["gemm_shapes"];
+  table = nlohmann::json::array();
+  for (uint32_t i = first_shape; i < first_sweep_gemm; ++i) {
+    const auto& g = ops[i].gemm;
+    table.push_back({{"dtype", "fp32"},
+                     {"m", g.m},
+                     {"n", g.n},
+                     {"k", g.k},
+                     {"batch", g.batch},
+                     {"trans_a", g.trans_a},
+                     {"trans_b", g.trans_b},
+                     {"seconds", seconds[i]}});
+  }
+  for (uint32_t i = first_sweep_gemm; i < flush; ++i) {
     const Op& op = ops[i];
     nlohmann::json m = {{"kind", workloads::to_string(op.kind)}, {"seconds", seconds[i]}};
     if (op.kind == OpKind::gemm) {
@@ -161,25 +290,96 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   fit["launch_overhead_us"] = std::max(0.0, sweep.intercept) * 1e6;
   fit["memory_GBps"] = 1 / sweep.slope / 1e9;
   out["fit_error"] = {{"gemm_rms_relative", g.rms_relative_error}, {"sweep_rms_relative", sweep.rms_relative_error}};
-  std::vector<double> alphas, betas;
+  // Per collective kind, the simulator's own form fitted over every size and group size measured:
+  // seconds = steps · step cost + bus bytes · seconds per byte. The links get the fastest kind's
+  // bandwidth; slower kinds keep the difference as their own cost per byte, and every kind its step.
+  std::map<int, std::array<std::vector<double>, 3>> by_kind;  // steps, bus bytes, seconds
   for (const auto& [key, xy] : lines) {
     const auto kind = static_cast<OpKind>(key.first);
     const auto [steps, factor] = ring_terms(kind, static_cast<double>(key.second));
     const LineFit l = fit_line(xy.first, xy.second);
-    const double alpha = std::max(0.0, l.intercept) / steps, beta = factor / l.slope;
     fit["collectives"].push_back({{"kind", workloads::to_string(kind)},
                                   {"group_size", key.second},
-                                  {"alpha_us_per_step", alpha * 1e6},
-                                  {"busbw_GBps", beta / 1e9},
+                                  {"alpha_us_per_step", std::max(0.0, l.intercept) / steps * 1e6},
+                                  {"busbw_GBps", factor / l.slope / 1e9},
                                   {"rms_relative_error", l.rms_relative_error}});
-    if (kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather) {
-      alphas.push_back(alpha);
-      betas.push_back(beta);
+    auto& points = by_kind[key.first];
+    for (size_t i = 0; i < xy.first.size(); ++i) {
+      points[0].push_back(steps);
+      points[1].push_back(factor * xy.first[i]);
+      points[2].push_back(xy.second[i]);
     }
   }
-  if (!alphas.empty()) {
-    fit["collective_step_us"] = median(alphas) * 1e6;
-    fit["link_GBps"] = median(betas) / 1e9;
+  std::map<int, PlaneFit> kind_fit;
+  double fastest = 0, worst_rms = 0;  // seconds per bus byte of the fastest kind
+  std::vector<double> steps_fitted;
+  for (const auto& [kind, points] : by_kind) {
+    // One group size: steps are the same for every point, and the plane is a line through them.
+    PlaneFit f;
+    if (std::set<double>(points[0].begin(), points[0].end()).size() == 1) {
+      const LineFit l = fit_line(points[1], points[2]);
+      f = {std::max(0.0, l.intercept) / points[0][0], l.slope, l.rms_relative_error};
+    } else {
+      f = fit_plane(points[0], points[1], points[2]);
+    }
+    f.a = std::max(0.0, f.a);
+    kind_fit[kind] = f;
+    if (f.b > 0 && (fastest == 0 || f.b < fastest)) fastest = f.b;
+    steps_fitted.push_back(f.a);
+    worst_rms = std::max(worst_rms, f.rms_relative_error);
+  }
+  if (fastest > 0) {
+    fit["collective_step_us"] = median(steps_fitted) * 1e6;
+    fit["link_GBps"] = 1 / fastest / 1e9;
+    for (const auto& [kind, f] : kind_fit)
+      fit["collective_costs"].push_back({{"kind", workloads::to_string(static_cast<OpKind>(kind))},
+                                         {"step_us", f.a * 1e6},
+                                         {"per_byte_ns", std::max(0.0, f.b - fastest) * 1e9},
+                                         {"rms_relative_error", f.rms_relative_error}});
+    out["fit_error"]["collectives_rms_relative_worst_kind"] = worst_rms;
+  }
+  // A collective's modelled seconds alone: its kind's fit.
+  const auto modelled = [&](const Op& op) {
+    const auto [steps, factor] = ring_terms(op.kind, static_cast<double>(program.grid.group_size(op.group)));
+    const auto& f = kind_fit.at(static_cast<int>(op.kind));
+    return steps * f.a + factor * op.bytes * f.b;
+  };
+  // The core's time per byte a member receives or reduces (ring: what the simulator's steps carry),
+  // least squares through the origin over the collectives measured in flight.
+  if (!interference.empty()) {
+    // The same collective's median alone, from the sweep above.
+    const auto alone_seconds = [&](const Op& op) {
+      for (uint32_t i = 0; i < flush; ++i)
+        if (ops[i].kind == op.kind && ops[i].group == op.group && ops[i].bytes == op.bytes) return seconds[i];
+      return 0.0;
+    };
+    double xy = 0, xx = 0, su = 0, sr = 0;
+    for (const auto& m : interference) {
+      const Op& op = ops[m.collective];
+      const double p = static_cast<double>(program.grid.group_size(op.group)), share = (p - 1) / p;
+      const double cpu_bytes = op.bytes * (op.kind == OpKind::all_reduce       ? 3 * share
+                                           : op.kind == OpKind::reduce_scatter ? 2 * share
+                                                                               : share);
+      raw.push_back({{"kind", "gemm_with_collective"},
+                     {"collective", workloads::to_string(op.kind)},
+                     {"bytes", op.bytes},
+                     {"group_size", program.grid.group_size(op.group)},
+                     {"gemm_flops", kLayerGemms * ops[lead_in].flops},
+                     {"gemm_alone_seconds", m.alone},
+                     {"gemm_shared_seconds", m.shared},
+                     {"core_bytes", cpu_bytes},
+                     {"collective_seconds_alone", alone_seconds(op)},
+                     {"collective_seconds_while_computing", m.collective_in_compute}});
+      xy += (m.shared - m.alone) * cpu_bytes;
+      xx += cpu_bytes * cpu_bytes;
+      // What a step costs more while computing: beyond the kind's fit, relative least squares.
+      const double steps = ring_terms(op.kind, p).first;
+      const double t = m.collective_in_compute, w = 1 / (t * t);
+      su += w * steps * steps;
+      sr += w * steps * (t - modelled(op));
+    }
+    fit["communication_cpu_ns_per_byte"] = std::max(0.0, xy / xx) * 1e9;
+    fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
   }
   return out;
 }

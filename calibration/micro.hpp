@@ -4,6 +4,7 @@
 // (so a shared core is measured shared), and the profile parameters fitted to them.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "exec/backend.hpp"
 #include "topology/machine.hpp"
@@ -13,7 +14,13 @@ namespace paratwin::calibration {
 struct MicroOptions {
   bool quick = false;  // fewer and smaller sizes (tests)
   int repeats = 5;     // each op; the median counts
+  // GEMM shapes to time one by one besides the sweep (the shapes of the workloads to be predicted):
+  // the profile lists their seconds, which the simulator uses for exactly these shapes.
+  std::vector<workloads::GemmShape> shapes;
 };
+
+// The distinct GEMM shapes of a Program, every role's.
+std::vector<workloads::GemmShape> gemm_shapes(const workloads::Program& program);
 
 // Collective over MPI_COMM_WORLD (every rank runs every op in the same order; `backend` not yet
 // prepared). Returns, on every rank, the profile: raw measurements, fitted parameters and fit errors.

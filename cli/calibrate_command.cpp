@@ -2,12 +2,16 @@
 // profile (issue 7).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "calibration/micro.hpp"
+#include "cli/calibrate_runs.hpp"
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/workload.hpp"
 
 namespace paratwin::cli {
 
@@ -19,6 +23,7 @@ struct CalibrateArgs {
   std::string out;
   bool quick = false;
   int repeats = 5;
+  std::vector<std::string> workloads;  // their GEMM shapes are timed one by one
 };
 
 int micro(const CalibrateArgs& a) {
@@ -37,6 +42,13 @@ int micro(const CalibrateArgs& a) {
     calibration::MicroOptions options;
     options.quick = a.quick;
     options.repeats = a.repeats;
+    for (const auto& path : a.workloads)
+      for (const auto& shape : calibration::gemm_shapes(workloads::lower(workloads::load_workload_file(path))))
+        if (std::none_of(options.shapes.begin(), options.shapes.end(), [&](const workloads::GemmShape& g) {
+              return g.m == shape.m && g.n == shape.n && g.k == shape.k && g.batch == shape.batch &&
+                     g.trans_a == shape.trans_a && g.trans_b == shape.trans_b;
+            }))
+          options.shapes.push_back(shape);
     profile = calibration::run_micro(*backend, rank, size, machine, options);
     if (rank == 0) write_file_atomically(a.out, profile.dump(2) + "\n");
   } catch (const std::exception& e) {
@@ -62,10 +74,19 @@ int micro(const CalibrateArgs& a) {
                     static_cast<long long>(c["group_size"].get<int64_t>()), c["alpha_us_per_step"].get<double>(),
                     c["busbw_GBps"].get<double>(), 100 * c["rms_relative_error"].get<double>());
       std::printf(
-          "  profile: collective_step %.3g us, link %.3g GB/s (medians over all-reduce, reduce-scatter, "
-          "all-gather)\n",
-          f["collective_step_us"].get<double>(), f["link_GBps"].get<double>());
+          "  profile: link %.3g GB/s (the fastest kind's bus bandwidth); per kind the step cost and the cost per byte "
+          "beyond the link's (collective_costs); collective_step %.3g us (median) for other kinds\n",
+          f["link_GBps"].get<double>(), f["collective_step_us"].get<double>());
     }
+    if (f.contains("communication_cpu_ns_per_byte"))
+      std::printf("  communication on the compute core: %.3g ns per byte received or reduced (GEMMs with collectives "
+                  "in flight)\n",
+                  f["communication_cpu_ns_per_byte"].get<double>());
+    if (!f["gemm_shapes"].empty())
+      std::printf("  %zu GEMM shapes of the workloads timed one by one\n", f["gemm_shapes"].size());
+    if (f.contains("overlapped_step_extra_us"))
+      std::printf("  a collective step costs %.3g us more while its rank computes (polled between GEMM slices)\n",
+                  f["overlapped_step_extra_us"].get<double>());
   }
   MPI_Finalize();
   return 0;
@@ -76,7 +97,9 @@ int micro(const CalibrateArgs& a) {
 Action add_calibrate_command(CLI::App& app) {
   auto a = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Measure a machine through an executor backend and fit its profile (run with mpirun)");
+      "calibrate",
+      "Measure a machine through an executor backend and fit its profile (micro, under mpirun); compare predicted with "
+      "measured times (compare, suite)");
   cmd->require_subcommand(1);
   CLI::App* m = cmd->add_subcommand(
       "micro",
@@ -90,7 +113,44 @@ Action add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   m->add_flag("--quick", a->quick, "fewer, smaller sizes (a few seconds)");
-  return [a]() -> int { return micro(*a); };
+  m->add_option("--workload,-w", a->workloads,
+                "also time every GEMM shape of this workload one by one (repeatable); simulate uses these times for "
+                "exactly these shapes");
+
+  auto c = std::make_shared<CompareArgs>();
+  CLI::App* compare = cmd->add_subcommand(
+      "compare",
+      "Execute a workload (through mpirun) and simulate it with a fitted profile; report predicted versus measured per "
+      "iteration and per op class (Markdown, CSV, bars and the two timelines); run without mpirun");
+  compare->add_option("--workload,-w", c->job.workload, "workload JSON file")->required();
+  compare->add_option("--profile,-p", c->job.profile, "profile fitted by calibrate micro on the same rank count")
+      ->required();
+  compare->add_option("--machine,-m", c->launch.machine, "machine the ranks run on")->capture_default_str();
+  compare->add_option("--backend", c->launch.backend, "cpu or cuda")->capture_default_str();
+  compare->add_option("--ranks,-n", c->job.ranks, "MPI ranks (default: the workload's)")->check(CLI::Range(1, 4096));
+  compare->add_option("--iterations", c->job.iterations, "iterations measured")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  compare->add_option("--warmup", c->job.warmup, "iterations run first and not measured")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  compare->add_option("--out,-o", c->job.out, "report folder (default: calibration-WORKLOAD)");
+  compare->add_option("--mpirun", c->launcher, "the launcher, before -np")->capture_default_str();
+
+  auto s = std::make_shared<SuiteArgs>();
+  CLI::App* suite = cmd->add_subcommand(
+      "suite",
+      "Fit a profile for every rank count of a suite (micro-benchmarks), then compare every workload of the suite; "
+      "writes README.md with the table, CSVs and plots; exit status 1 when a prediction is outside the suite's "
+      "tolerance; run without mpirun");
+  suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
+  suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");
+  suite->add_option("--mpirun", s->launcher, "the launcher, before -np")->capture_default_str();
+  return [a, m, c, compare, s, suite]() -> int {
+    if (compare->parsed()) return calibrate_compare(*c);
+    if (suite->parsed()) return calibrate_suite(*s);
+    return micro(*a);
+  };
 }
 
 }  // namespace paratwin::cli

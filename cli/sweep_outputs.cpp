@@ -1,90 +1,18 @@
 #include "cli/sweep_outputs.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
+#include "common/report_text.hpp"
 
 namespace paratwin::cli {
 
 namespace {
-
-// Fixed formatting, so that the same numbers always print the same: 6 significant digits.
-std::string number(const nlohmann::json& v) {
-  if (v.is_null()) return "";
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer() || v.is_number_unsigned()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v.get<double>());
-    return text;
-  }
-  return v.get<std::string>();
-}
-
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// A gnuplot single-quoted string: only the quote itself needs escaping (doubled).
-std::string gp_string(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-// A datablock field: quoted, with double quotes (which gnuplot cannot escape there) replaced.
-std::string gp_label(std::string text) {
-  std::replace(text.begin(), text.end(), '"', '\'');
-  return "\"" + text + "\"";
-}
-
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::stringstream folders(path);
-  for (std::string folder; std::getline(folders, folder, ':');) {
-    const std::string candidate = (folder.empty() ? "." : folder) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
-// Runs `gnuplot script` in `dir` with its output going to `log`; true when it succeeded.
-bool run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& script,
-                 const std::string& log) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    if (::chdir(dir.c_str()) != 0) ::_exit(127);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::close(fd);
-    }
-    ::execl(gnuplot.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
 
 double value(const nlohmann::json& row, const char* key) {
   return row[key].is_number() ? row[key].get<double>() : 0;
@@ -187,7 +115,7 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
   for (const auto& row : rows) {
     std::string line;
     for (size_t c = 0; c < sweep_columns().size(); ++c)
-      line += (c ? "," : "") + csv_field(number(row.value(sweep_columns()[c], nlohmann::json())));
+      line += (c ? "," : "") + csv_field(fixed_number(row.value(sweep_columns()[c], nlohmann::json())));
     out += line + "\n";
   }
   return out;
@@ -220,7 +148,7 @@ std::string write_plots(const SweepSpec& spec, const std::vector<SweepPoint>& po
   const std::string gnuplot = find_on_path("gnuplot");
   if (gnuplot.empty())
     return "no plots: gnuplot is not on the PATH (install gnuplot-nox, then run `gnuplot plots.gp` in " + dir + ")";
-  if (!run_gnuplot(gnuplot, dir, "plots.gp", "plots.log"))
+  if (run_logged({gnuplot, "plots.gp"}, "plots.log", dir) != 0)
     return "no plots: gnuplot failed, see " + (std::filesystem::path(dir) / "plots.log").string();
   return "plots " + (std::filesystem::path(dir) / ("scaling." + format)).string() + " and " +
          (std::filesystem::path(dir) / ("breakdown." + format)).string();

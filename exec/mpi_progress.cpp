@@ -1,11 +1,25 @@
 #include "exec/mpi_progress.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
 namespace paratwin::exec {
 
-MpiProgress::MpiProgress(std::function<double()> clock) : clock_(std::move(clock)), thread_([this] { run(); }) {
+namespace {
+
+constexpr int kMinSleepUs = 50, kCollectiveSleepUs = 1000, kMessageSleepUs = 2000;
+
+std::string mpi_error(int rc) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  return std::string(text, static_cast<size_t>(length));
+}
+
+}  // namespace
+
+MpiProgress::MpiProgress(std::function<double()> clock) : clock_(std::move(clock)), thread_([this] { helper(); }) {
 }
 
 MpiProgress::~MpiProgress() {
@@ -13,93 +27,111 @@ MpiProgress::~MpiProgress() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
-  work_ready_.notify_all();
+  wake_.notify_all();
   thread_.join();
 }
 
 void MpiProgress::submit(MpiWork work) {
-  ++in_flight_;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queued_.push_back(std::move(work));
+    MPI_Request request = MPI_REQUEST_NULL;
+    const bool work_collective = work.collective;
+    const int rc = work.launch(&request);
+    if (rc != MPI_SUCCESS) throw std::runtime_error("starting " + work.what + ": " + mpi_error(rc));
+    active_.push_back(std::move(work));
+    requests_.push_back(request);
+    ++in_flight_;
+    if (!work_collective) return;  // a message waits for the next op boundary or the helper's slow poll
+    ++collectives_;
+    fresh_ = true;
   }
-  work_ready_.notify_one();
+  wake_.notify_one();
+}
+
+bool MpiProgress::poll_locked() {
+  if (!error_.empty()) return false;
+  if (active_.empty()) return true;
+  int count = 0;
+  indices_.resize(requests_.size());
+  const int rc = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(),
+                              MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    error_ = "MPI_Testsome failed while " + active_.front().what + " was in flight: " + mpi_error(rc);
+    return false;
+  }
+  if (count <= 0 || count == MPI_UNDEFINED) return true;
+  const double now = clock_();
+  std::vector<bool> finished(active_.size(), false);
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<size_t>(indices_[static_cast<size_t>(i)]);
+    finished[k] = true;
+    done_.push_back({active_[k].op, active_[k].start, now});
+    if (active_[k].collective) --collectives_;
+  }
+  in_flight_ -= static_cast<size_t>(count);
+  size_t kept = 0;
+  for (size_t k = 0; k < active_.size(); ++k)
+    if (!finished[k]) {
+      active_[kept] = std::move(active_[k]);
+      requests_[kept] = requests_[k];
+      ++kept;
+    }
+  active_.resize(kept);
+  requests_.resize(kept);
+  return true;
+}
+
+void MpiProgress::poll() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  poll_locked();
 }
 
 void MpiProgress::collect(std::vector<Finished>& out, bool block) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (block) done_ready_.wait(lock, [&] { return !done_.empty() || !error_.empty() || in_flight_.load() == 0; });
-  if (!error_.empty()) throw std::runtime_error(error_);
-  out.insert(out.end(), done_.begin(), done_.end());
-  done_.clear();
-}
-
-void MpiProgress::run() {
-  std::vector<MpiWork> active;
-  std::vector<MPI_Request> requests;
-  std::vector<int> indices;
-  int idle_polls = 0;
+  struct Spinning {  // the helper keeps out of the way while this thread polls
+    std::atomic<bool>& flag;
+    explicit Spinning(std::atomic<bool>& f, bool on) : flag(f) { flag = on; }
+    ~Spinning() { flag = false; }
+  } spinning(spinning_, block);
   while (true) {
-    std::deque<MpiWork> fresh;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (active.empty()) work_ready_.wait(lock, [&] { return stop_ || !queued_.empty(); });
-      if (stop_ && queued_.empty() && active.empty()) return;
-      fresh.swap(queued_);
-    }
-    for (auto& w : fresh) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      const int rc = w.launch(&request);
-      if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int length = 0;
-        MPI_Error_string(rc, text, &length);
-        std::lock_guard<std::mutex> lock(mutex_);
-        error_ = "starting " + w.what + ": " + std::string(text, static_cast<size_t>(length));
-        done_ready_.notify_all();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!poll_locked()) throw std::runtime_error(error_);
+      if (!block || !done_.empty() || in_flight_.load() == 0) {
+        out.insert(out.end(), done_.begin(), done_.end());
+        done_.clear();
         return;
       }
-      active.push_back(std::move(w));
-      requests.push_back(request);
     }
-    if (active.empty()) continue;
-    int count = 0;
-    indices.resize(requests.size());
-    const int rc =
-        MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      error_ = "MPI_Testsome failed while " + active.front().what + " was in flight";
-      done_ready_.notify_all();
-      return;
+    // Ranks may share a core (more ranks than cores): let another one run between polls.
+    std::this_thread::yield();
+  }
+}
+
+void MpiProgress::helper() {
+  int sleep_us = kMinSleepUs;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    if (active_.empty())
+      wake_.wait(lock, [&] { return stop_ || fresh_; });
+    else
+      wake_.wait_for(lock, std::chrono::microseconds(sleep_us), [&] { return stop_ || fresh_; });
+    if (stop_) return;
+    if (spinning_) {  // poll again soon after it stops waiting
+      sleep_us = kMinSleepUs;
+      fresh_ = false;
+      continue;
     }
-    if (count > 0 && count != MPI_UNDEFINED) {
-      const double now = clock_();
-      std::vector<bool> finished(active.size(), false);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (int i = 0; i < count; ++i) {
-          const auto k = static_cast<size_t>(indices[static_cast<size_t>(i)]);
-          finished[k] = true;
-          done_.push_back({active[k].op, active[k].start, now});
-        }
-      }
-      in_flight_ -= static_cast<size_t>(count);
-      done_ready_.notify_all();
-      size_t kept = 0;
-      for (size_t k = 0; k < active.size(); ++k)
-        if (!finished[k]) {
-          active[kept] = std::move(active[k]);
-          requests[kept] = requests[k];
-          ++kept;
-        }
-      active.resize(kept);
-      requests.resize(kept);
-      idle_polls = 0;
-    } else if (++idle_polls > 64) {
-      // Nothing moved for a while: give the core to the compute threads (ranks share cores here).
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
+    const size_t before = in_flight_.load();
+    if (!poll_locked()) return;  // collect() reports the error
+    // A collective started or completed since the last poll: its rounds are moving, look again soon.
+    const bool collective = std::any_of(active_.begin(), active_.end(), [](const MpiWork& w) { return w.collective; });
+    if (!collective)
+      sleep_us = kMessageSleepUs;
+    else if (fresh_ || in_flight_.load() < before)
+      sleep_us = kMinSleepUs;
+    else
+      sleep_us = std::min(kCollectiveSleepUs, 2 * sleep_us);
+    fresh_ = false;
   }
 }
 

@@ -157,7 +157,7 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
     for (const auto& [edge, b] : edge_bytes)
       transfer = std::max(transfer, b / edge_bandwidth(g, g.devices[static_cast<size_t>(edge.first)],
                                                        g.devices[static_cast<size_t>(edge.second)], false));
-    return seconds_[key] = transfer + g.latency + step_costs_.after_transfers(st, g.latency);
+    return seconds_[key] = transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind);
   }
   // Other algorithms: a step ends when its slowest member is done, every member's transfers at their
   // own flows' share.
@@ -173,7 +173,7 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
         transfer = std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pairs));
       for (const Transfer& t : st.recvs)
         transfer = std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pairs));
-      steps[s] = std::max(steps[s], transfer + g.latency + step_costs_.after_transfers(st, g.latency));
+      steps[s] = std::max(steps[s], transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind));
     }
   }
   double total = 0;

@@ -68,6 +68,11 @@ Algorithm default_algorithm(OpKind kind, const std::string& library) {
 StepCosts StepCosts::of(const topology::Machine& machine, const std::string& library) {
   StepCosts c;
   c.collective_step = machine.profile.collective_step;
+  c.overlapped_step_extra = machine.profile.overlapped_step_extra;
+  for (const auto& [name, cost] : machine.profile.collective_costs)
+    for (auto kind : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
+                      OpKind::broadcast, OpKind::reduce})
+      if (name == workloads::to_string(kind)) c.by_kind[static_cast<int>(kind)] = cost;
   c.host_reductions = library == "cray-mpich" || library == "mpi";
   const double host = machine.node.host.memory_bandwidth, hbm = machine.node.device.hbm_bandwidth;
   c.host_memory_bandwidth = host > 0 ? host : 100e9;
@@ -75,8 +80,18 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
   return c;
 }
 
-double StepCosts::after_transfers(const Step& step, double path_latency) const {
-  double seconds = step.extra_latencies * path_latency + collective_step * (1 + step.extra_latencies) +
+double StepCosts::after_transfers(const Step& step, double path_latency, workloads::OpKind kind,
+                                  bool computing) const {
+  double per_step = collective_step, moved = 0;
+  if (const auto it = by_kind.find(static_cast<int>(kind)); it != by_kind.end()) {
+    per_step = it->second.step;
+    double sent = 0, received = 0;
+    for (const auto& t : step.sends) sent += t.bytes;
+    for (const auto& t : step.recvs) received += t.bytes;
+    moved = std::max(sent, received) * it->second.per_byte;
+  }
+  if (computing) per_step += overlapped_step_extra;
+  double seconds = moved + step.extra_latencies * path_latency + per_step * (1 + step.extra_latencies) +
                    step.local_bytes / device_memory_bandwidth;
   if (host_reductions) seconds += 3 * step.reduce_bytes / host_memory_bandwidth;
   return seconds;

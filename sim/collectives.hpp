@@ -5,6 +5,7 @@
 // step; `fast` aggregates a ring's steps into one transfer with the same bytes per link and adds the
 // skipped steps' latency.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ struct Step {
 // What a library adds to the transfers of each algorithm step.
 struct StepCosts {
   double collective_step = 0;          // seconds per step (fast phases stand for several)
+  double overlapped_step_extra = 0;    // added to a step while the member computes
+  // Per kind (OpKind index) where the profile gives the library's own: step cost and seconds per byte.
+  std::map<int, topology::ProfileSpec::CollectiveCost> by_kind;
   bool host_reductions = false;        // reductions on the CPU: 3 × bytes / host memory bandwidth
   double host_memory_bandwidth = 1;    // bytes/s
   double device_memory_bandwidth = 1;  // bytes/s, for local shuffles
@@ -73,7 +77,10 @@ struct StepCosts {
   static StepCosts of(const topology::Machine& machine, const std::string& library);
   // Seconds a step takes after its transfers: the path latency of the steps a fast phase stands for,
   // the library's cost per step, CPU reductions and local shuffles.
-  double after_transfers(const Step& step, double path_latency) const;
+  // `computing`: the member's compute stream is busy, and a library that progresses on the compute
+  // core (overlapped_step_extra > 0) advances its step only when the compute thread polls.
+  double after_transfers(const Step& step, double path_latency, workloads::OpKind kind,
+                         bool computing = false) const;
 };
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for

@@ -40,6 +40,12 @@ double CostModel::compute_seconds(const workloads::Op& op) const {
   const auto& device = machine_.node.device;
   switch (op.kind) {
     case OpKind::gemm: {
+      if (const auto table = machine_.profile.gemm_seconds.find(dtype_key(op.dtype));
+          table != machine_.profile.gemm_seconds.end()) {
+        const auto& g = op.gemm;
+        const auto it = table->second.find({g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0});
+        if (it != table->second.end()) return it->second;  // measured whole: launch included
+      }
       const double peak = peak_flops(op.dtype);
       auto it = machine_.profile.gemm.find(dtype_key(op.dtype));
       const double eff = it != machine_.profile.gemm.end()

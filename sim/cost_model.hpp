@@ -15,6 +15,7 @@ class CostModel {
   // Peak FLOP/s of the dtype (the nearest available when the device lists no such dtype).
   double peak_flops(workloads::Dtype dtype) const;
   double host_speed() const { return host_speed_; }
+  const topology::Machine& machine() const { return machine_; }
 
  private:
   const topology::Machine& machine_;

@@ -371,14 +371,31 @@ class RankActor {
       const Transfer& first = st.sends.empty() ? st.recvs[0] : st.sends[0];
       latency = latency_to(sh_.program.grid.group_member(rank_, role_.ops[f.op].group, first.peer));
     }
-    const double delay = sh_.step_costs.after_transfers(st, latency);
-    if (delay > 0 && f.wake < 0) {
-      f.wake = sg4::Engine::get_clock() + delay;
-      return;
+    if (f.wake < 0) {  // the transfers just ended (not the step's added time)
+      double received = st.reduce_bytes;
+      for (const auto& t : st.recvs) received += t.bytes;
+      charge_compute_core(received);
+      const Flight& compute = flights_[static_cast<int>(Stream::compute)];
+      const double delay = sh_.step_costs.after_transfers(st, latency, role_.ops[f.op].kind,
+                                                          s != static_cast<int>(Stream::compute) && compute.active);
+      if (delay > 0) {
+        f.wake = sg4::Engine::get_clock() + delay;
+        return;
+      }
     }
     f.wake = -1;
     ++f.step;
     post_step(s);
+  }
+
+  // Communication driven by the compute core (profile communication_cpu_per_byte): the copy of what
+  // a step received pauses the compute op running now. A rank that waits has nothing to pause: its
+  // copies are part of the measured transfer rate.
+  void charge_compute_core(double bytes) {
+    const double per_byte = sh_.cost.machine().profile.communication_cpu_per_byte;
+    Flight& c = flights_[static_cast<int>(Stream::compute)];
+    if (per_byte <= 0 || bytes <= 0 || !c.active || !c.timed) return;
+    c.wake += bytes * per_byte;
   }
 
   // Path latency to a peer rank; an actor talks to few peers, so it remembers them rather than route
@@ -454,10 +471,13 @@ class RankActor {
         owners_.erase(owners_.begin() + k);
         Flight& f = flights_[s];
         if (--f.outstanding == 0) {
-          if (workloads::is_collective(role_.ops[f.op].kind))
+          const Op& op = role_.ops[f.op];
+          if (workloads::is_collective(op.kind)) {
             step_done(s);
-          else
+          } else {
+            if (op.kind == OpKind::recv) charge_compute_core(op.bytes);
             complete(s);
+          }
         }
       }
     }

@@ -63,7 +63,7 @@ double NodeCollectives::seconds(int64_t rank, const workloads::Op& op, Algorithm
         transfer = std::max(transfer, bw > 0 ? t.bytes / bw : 0);
         latency = std::max(latency, path.latency);
       }
-    total += transfer + latency + costs_.after_transfers(st, latency);
+    total += transfer + latency + costs_.after_transfers(st, latency, op.kind);
   }
   return seconds_[key] = total;
 }

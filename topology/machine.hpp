@@ -2,6 +2,7 @@
 // A machine description: one node (its devices, host, intra-node link graph and NICs), the
 // inter-node network, and a default performance profile. Read from JSON (topology/README.md) with
 // every value in SI units internally: bytes, bytes/s, seconds, FLOP/s.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -104,6 +105,25 @@ struct ProfileSpec {
   double launch_overhead = 0;             // seconds per kernel or call
   double collective_step = 0;             // seconds a library adds to every step of a collective algorithm
   std::map<std::string, GemmModel> gemm;  // dtype -> model
+  // Measured seconds of individual GEMM shapes (`calibrate micro --workload`), by dtype, then by
+  // (m, n, k, batch, trans_a, trans_b); the curve above prices the shapes not measured.
+  std::map<std::string, std::map<std::array<int64_t, 6>, double>> gemm_seconds;
+  // Communication driven by the compute cores themselves (MPI on CPU ranks): seconds of the core per
+  // byte a message or collective step receives or reduces while the rank computes — the compute op
+  // pauses for the copy. 0 for GPUs, whose copy engines and NCCL kernels leave the GEMMs alone. Set
+  // by a calibrated profile (`calibrate micro` measures GEMMs with collectives in flight).
+  double communication_cpu_per_byte = 0;
+  // With such a library, what a collective's step costs more while its rank computes (MPI moves a
+  // transfer only when the compute thread polls between slices of its work).
+  double overlapped_step_extra = 0;
+  // Per collective kind ("all_reduce", ...), a library's own costs where they differ (calibrated MPI
+  // implementations do): seconds per step instead of collective_step, and seconds per byte a step
+  // moves on top of the links' time.
+  struct CollectiveCost {
+    double step = 0;
+    double per_byte = 0;
+  };
+  std::map<std::string, CollectiveCost> collective_costs;
 };
 
 struct Machine {

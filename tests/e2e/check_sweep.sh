@@ -69,7 +69,7 @@ case $mode in
     sweep failing
     [[ $status -eq 3 ]] || fail "exit status $status, expected 3 (some points failed)"
     csv=$dir/failing/sweep.csv
-    grep -q '^tiny-dp,localhost,4,.*,failed,gpus = 4 exceeds localhost.s 2 devices$' "$csv" || fail "no row for 4 GPUs on localhost"
+    grep -q '^tiny-dp,localhost,8,.*,failed,gpus = 8 exceeds localhost.s 4 devices$' "$csv" || fail "no row for 8 GPUs on localhost"
     grep -q '^\.\./bad/x-does-not-divide\.json,localhost,2,.*,failed,.*x-does-not-divide\.json: parallelism\.tensor\.x = 3 does not divide model\.hidden = 4096$' "$csv" ||
       fail "no row for the invalid workload"
     [[ $(grep -c ',ok,$' "$csv") -eq 2 ]] || fail "expected 2 points to complete"

@@ -1,0 +1,101 @@
+#include "cli/calibrate_runs.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "calibration/suite.hpp"
+#include "cli/child_process.hpp"
+#include "cli/commands.hpp"
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+
+namespace paratwin::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs argv with its output in `log`; throws with the log's end when it fails.
+void run_or_throw(const std::vector<std::string>& argv, const std::string& log, const std::string& what) {
+  const int status = run_logged(argv, log);
+  if (status == 0) return;
+  std::string command;
+  for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
+  std::string why = what + " failed (exit status " + std::to_string(status) + "): " + command + "\n";
+  if (status == 127 && find_on_path(argv[0]).empty())
+    why += "  " + argv[0] + " is not on the PATH\n";
+  else
+    why += "  last lines of " + log + ":\n" + tail_of(log, 12);
+  throw std::runtime_error(why);
+}
+
+nlohmann::json read_json(const std::string& path) {
+  return parse_json<InputError>(read_text_file<InputError>(path), path);
+}
+
+std::vector<std::string> with_ranks(const Launch& launch, int64_t ranks) {
+  auto argv = launch.mpirun;
+  argv.insert(argv.end(), {"-np", std::to_string(ranks), self_executable()});
+  return argv;
+}
+
+}  // namespace
+
+std::vector<std::string> split_launcher(const std::string& text) {
+  std::istringstream words(text);
+  std::vector<std::string> out;
+  for (std::string w; words >> w;) out.push_back(w);
+  if (out.empty()) throw InputError("--mpirun", "is empty: give the launcher, e.g. \"mpirun --oversubscribe\"");
+  return out;
+}
+
+void run_micro_benchmarks(const Launch& launch, int64_t ranks, int repeats, const std::vector<std::string>& workloads,
+                          const std::string& profile, const std::string& log) {
+  auto argv = with_ranks(launch, ranks);
+  argv.insert(argv.end(), {"calibrate", "micro", "--backend", launch.backend, "--machine", launch.machine, "--repeats",
+                           std::to_string(repeats), "--out", profile});
+  for (const auto& w : workloads) argv.insert(argv.end(), {"--workload", w});
+  run_or_throw(argv, log, "the micro-benchmarks on " + std::to_string(ranks) + " ranks");
+}
+
+std::string draw(const std::string& dir, const std::string& script) {
+  const std::string gnuplot = find_on_path("gnuplot");
+  if (gnuplot.empty()) return "gnuplot is not on the PATH (install gnuplot-nox, then run gnuplot " + script + " in " + dir + ")";
+  const std::string log = (fs::path(dir) / (fs::path(script).stem().string() + ".log")).string();
+  if (run_logged({gnuplot, script}, log, dir) != 0) return "gnuplot failed on " + script + ", see " + log;
+  fs::remove(log);
+  return "";
+}
+
+calibration::Comparison run_comparison(const Launch& launch, const CompareJob& job) {
+  const fs::path out(job.out), run = fs::path(job.out) / "run";
+  fs::create_directories(run);
+  const auto file = [&](const char* name) { return (run / name).string(); };
+
+  // Measured: the workload rank by rank. Predicted: the same workload, simulated with the profile.
+  auto exec = with_ranks(launch, job.ranks);
+  exec.insert(exec.end(), {"exec", "--workload", job.workload, "--machine", launch.machine, "--backend", launch.backend,
+                           "--iterations", std::to_string(job.iterations), "--warmup", std::to_string(job.warmup),
+                           "--json", file("measured.json"), "--trace", file("measured-trace.json")});
+  run_or_throw(exec, file("exec.log"), "executing " + job.workload + " on " + std::to_string(job.ranks) + " ranks");
+  run_or_throw({self_executable(), "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile",
+                job.profile, "--json", file("predicted.json"), "--trace", file("predicted-trace.json")},
+               file("simulate.log"), "simulating " + job.workload);
+
+  const auto predicted_trace = read_json(file("predicted-trace.json"));
+  const auto measured_trace = read_json(file("measured-trace.json"));
+  auto c = calibration::compare_runs(read_json(file("predicted.json")), predicted_trace, read_json(file("measured.json")),
+                                     measured_trace, file("predicted.json"), file("measured.json"));
+  write_file_atomically((out / "comparison.md").string(),
+                        calibration::comparison_markdown(c) + "\nProfile: `" + job.profile + "`.\n");
+  write_file_atomically((out / "comparison.csv").string(), calibration::comparison_csv(c));
+  write_file_atomically((out / "bars.gp").string(), calibration::class_bars_script(c, "bars.svg"));
+  // The timeline script carries every op of both runs: a run file, not part of the report.
+  write_file_atomically((run / "timeline.gp").string(),
+                        calibration::timeline_script(c, predicted_trace, measured_trace, "../timeline.png"));
+  for (const auto& [dir, script] : {std::pair{out.string(), "bars.gp"}, std::pair{run.string(), "timeline.gp"}})
+    if (const auto why = draw(dir, script); !why.empty()) std::fprintf(stderr, "paratwin: no plot: %s\n", why.c_str());
+  return c;
+}
+
+}  // namespace paratwin::cli

@@ -1,0 +1,38 @@
+#include "common/report_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace paratwin {
+
+std::string fixed_number(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer() || v.is_number_unsigned()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v.get<double>());
+    return text;
+  }
+  return v.get<std::string>();
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string gp_string(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string gp_label(std::string text) {
+  std::replace(text.begin(), text.end(), '"', '\'');
+  return "\"" + text + "\"";
+}
+
+}  // namespace paratwin

@@ -1,0 +1,18 @@
+#pragma once
+// Text that reports are made of: fixed number formatting (the same numbers always print the same),
+// CSV fields and gnuplot strings.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace paratwin {
+
+// 6 significant digits; integers, booleans and strings as they are; null as an empty field.
+std::string fixed_number(const nlohmann::json& v);
+// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
+std::string csv_field(const std::string& text);
+// A gnuplot single-quoted string: only the quote itself needs escaping (doubled).
+std::string gp_string(const std::string& text);
+// A gnuplot datablock field: quoted, with double quotes (which gnuplot cannot escape there) replaced.
+std::string gp_label(std::string text);
+
+}  // namespace paratwin

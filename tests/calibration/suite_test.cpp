@@ -1,0 +1,99 @@
+// Calibration suites and profiles (issue 7): strict reading with file and JSON path in every error, and
+// a profile's round trip into the machine model.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "calibration/profile.hpp"
+#include "calibration/suite.hpp"
+#include "common/input_error.hpp"
+
+namespace pc = paratwin::calibration;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Files : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("paratwin-suite-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    write("w.json", "{}");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string error_of(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const paratwin::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Files, SuiteReadsWorkloadsRelativeToItsFile) {
+  const auto path = write("s.json", R"({"name": "s", "iterations": 4, "tolerance_percent": 5,
+      "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}, {"workload": "w.json", "label": "PP", "ranks": 4}]})");
+  const auto s = pc::load_suite(path);
+  EXPECT_EQ(s.name, "s");
+  EXPECT_EQ(s.iterations, 4);
+  EXPECT_DOUBLE_EQ(s.tolerance, 0.05);
+  ASSERT_EQ(s.entries.size(), 2u);
+  EXPECT_EQ(s.entries[0].workload, (dir_ / "w.json").string());
+  EXPECT_EQ(s.rank_counts(), (std::vector<int64_t>{2, 4}));
+}
+
+TEST_F(Files, SuiteErrorsNameFileAndPath) {
+  const auto unknown = write("u.json", R"({"name": "s", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2,
+      "rank": 3}]})");
+  EXPECT_NE(error_of([&] { pc::load_suite(unknown); }).find("u.json: workloads[0].rank: unknown key"), std::string::npos)
+      << error_of([&] { pc::load_suite(unknown); });
+  const auto missing = write("m.json", R"({"name": "s", "workloads": [{"workload": "nope.json", "label": "DP", "ranks": 2}]})");
+  EXPECT_NE(error_of([&] { pc::load_suite(missing); }).find("workloads[0].workload = \"nope.json\": no such file"),
+            std::string::npos);
+  const auto empty = write("e.json", R"({"name": "s", "workloads": []})");
+  EXPECT_NE(error_of([&] { pc::load_suite(empty); }).find("workloads: must list at least one workload"),
+            std::string::npos);
+  const auto slash = write("n.json", R"({"name": "a/b", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}]})");
+  EXPECT_NE(error_of([&] { pc::load_suite(slash); }).find("name = \"a/b\""), std::string::npos);
+}
+
+TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
+  const auto path = write("p.json", R"({"machine": "localhost", "fit": {
+      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "half_gflop": 0.001}},
+      "launch_overhead_us": 2, "memory_GBps": 40, "collective_step_us": 50, "link_GBps": 4,
+      "communication_cpu_ns_per_byte": 0.2, "overlapped_step_extra_us": 100,
+      "collective_costs": [{"kind": "all_gather", "step_us": 80, "per_byte_ns": 0.1, "rms_relative_error": 0.1}],
+      "gemm_shapes": [{"dtype": "fp32", "m": 256, "n": 1024, "k": 256, "batch": 1, "trans_a": false,
+                       "trans_b": true, "seconds": 0.0015}]}})");
+  auto machine = paratwin::topology::resolve_machine("localhost");
+  pc::apply_profile(machine, path);
+  EXPECT_DOUBLE_EQ(machine.node.device.peak_flops.at("fp32"), 0.1e12);
+  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").max_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").half_flops, 1e6);
+  EXPECT_DOUBLE_EQ(machine.profile.launch_overhead, 2e-6);
+  EXPECT_DOUBLE_EQ(machine.node.device.hbm_bandwidth, 40e9);
+  EXPECT_DOUBLE_EQ(machine.profile.collective_step, 50e-6);
+  for (const auto& l : machine.node.links) EXPECT_DOUBLE_EQ(l.bandwidth, 4e9);
+  EXPECT_DOUBLE_EQ(machine.profile.communication_cpu_per_byte, 0.2e-9);
+  EXPECT_DOUBLE_EQ(machine.profile.overlapped_step_extra, 100e-6);
+  EXPECT_DOUBLE_EQ(machine.profile.collective_costs.at("all_gather").step, 80e-6);
+  EXPECT_DOUBLE_EQ(machine.profile.collective_costs.at("all_gather").per_byte, 0.1e-9);
+  EXPECT_DOUBLE_EQ((machine.profile.gemm_seconds.at("fp32").at({256, 1024, 256, 1, 0, 1})), 0.0015);
+
+  const auto bad = write("b.json", R"({"machine": "localhost", "fit": {
+      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "half_gflop": 0}},
+      "launch_overhead_us": 2, "memory_GBps": 40, "collective_costs": [{"kind": "gossip", "step_us": 1, "per_byte_ns": 0}]}})");
+  EXPECT_NE(error_of([&] { pc::apply_profile(machine, bad); }).find("b.json: fit.collective_costs[0].kind"),
+            std::string::npos)
+      << error_of([&] { pc::apply_profile(machine, bad); });
+}

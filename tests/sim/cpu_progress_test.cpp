@@ -1,0 +1,75 @@
+// Communication driven by the compute cores (a calibrated CPU machine, issue 7): what a step receives
+// or reduces while its rank computes pauses the compute op, and a collective step costs more while
+// the rank computes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine.hpp"
+#include "tests/topology/simgrid_child.hpp"
+#include "topology/topology.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+namespace pt = paratwin::topology;
+
+namespace {
+
+// AxoNN with the weights sharded over z = 2 and OAG/ORS on: all-gathers and reduce-scatters in flight
+// while the ranks compute, on the 2 ranks of localhost.
+pw::Program sharded() {
+  nlohmann::json j = {
+      {"name", "cpu-progress"},
+      {"model", {{"layers", 2}, {"hidden", 256}, {"heads", 8}, {"seq_len", 128}, {"vocab", 1024}}},
+      {"training", {{"global_batch", 4}, {"micro_batch", 2}, {"dtype", "fp32"}, {"checkpointing", "full"}}},
+      {"parallelism", {{"data", {{"size", 1}}}, {"tensor", {{"mode", "axonn"}, {"x", 1}, {"y", 1}, {"z", 2}}}}},
+      {"optimizations", {{"overlap_all_gather", true}, {"overlap_reduce_scatter", true}}}};
+  return pw::lower(pw::parse_workload(j, ""));
+}
+
+// {iteration time, mean compute seconds per rank}.
+std::vector<double> run(double per_byte, double step_extra) {
+  const auto program = sharded();
+  return paratwin::test::run_simulation([&] {
+    auto machine = pt::resolve_machine("localhost");
+    machine.profile.communication_cpu_per_byte = per_byte;
+    machine.profile.overlapped_step_extra = step_extra;
+    const pt::Topology topology(machine);
+    const auto r = paratwin::sim::simulate(program, topology, {});
+    double compute = 0;
+    for (const auto& t : r.ranks) compute += t.compute;
+    return std::vector<double>{r.iteration_time, compute / static_cast<double>(r.ranks.size())};
+  });
+}
+
+// Bytes a rank receives and reduces over an iteration's all-gathers and reduce-scatters (rings of 2:
+// half of each buffer received, reduce-scatters reduce it too): the most the compute ops can pause for.
+double core_bytes(const pw::Program& program) {
+  double bytes = 0;
+  for (const auto& op : program.roles[0].ops) {
+    if (op.kind == pw::OpKind::all_gather) bytes += op.bytes / 2;
+    if (op.kind == pw::OpKind::reduce_scatter) bytes += op.bytes;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST(CpuProgress, CopiesOfOverlappedCollectivesPauseTheComputeOps) {
+  const auto base = run(0, 0);
+  const auto charged = run(1e-9, 0);
+  ASSERT_EQ(base.size(), 2u);
+  ASSERT_EQ(charged.size(), 2u);
+  const double most = 1e-9 * core_bytes(sharded());
+  EXPECT_GT(charged[1], base[1]);                   // the compute ops took longer
+  EXPECT_LE(charged[1] - base[1], most * (1 + 1e-9));  // by no more than every byte's copy
+  EXPECT_GT(charged[0], base[0]);
+}
+
+TEST(CpuProgress, StepsCostMoreOnlyWhileTheRankComputes) {
+  const auto base = run(0, 0);
+  const auto slower = run(0, 200e-6);
+  ASSERT_EQ(slower.size(), 2u);
+  EXPECT_GE(slower[0], base[0]);
+  EXPECT_NEAR(slower[1], base[1], 1e-12);  // the compute itself is untouched
+}

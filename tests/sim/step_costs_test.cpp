@@ -1,0 +1,46 @@
+// A calibrated library's costs (issue 7): per collective kind a step cost and a cost per byte moved
+// instead of the profile's one step cost; an extra step cost while the rank computes; GEMM shapes
+// timed one by one priced at their measured seconds.
+#include <gtest/gtest.h>
+
+#include "sim/collectives.hpp"
+#include "sim/cost_model.hpp"
+#include "topology/machine.hpp"
+
+namespace pw = paratwin::workloads;
+namespace ps = paratwin::sim;
+
+TEST(StepCosts, PerKindStepAndBytesReplaceTheProfileStep) {
+  auto machine = paratwin::topology::resolve_machine("localhost");
+  machine.profile.collective_step = 10e-6;
+  machine.profile.collective_costs["all_gather"] = {30e-6, 2e-9};
+  machine.profile.overlapped_step_extra = 100e-6;
+  const auto costs = ps::StepCosts::of(machine, "nccl");
+  ps::Step step;
+  step.sends = {{1, 1000}};
+  step.recvs = {{1, 4000}};
+  // all-gather: its own step cost plus 2 ns for each of the 4000 bytes (the larger direction).
+  EXPECT_NEAR(costs.after_transfers(step, 0, pw::OpKind::all_gather), 30e-6 + 8e-6, 1e-15);
+  EXPECT_NEAR(costs.after_transfers(step, 0, pw::OpKind::all_gather, true), 130e-6 + 8e-6, 1e-15);
+  // all-reduce: no cost of its own, the profile's step.
+  EXPECT_NEAR(costs.after_transfers(step, 0, pw::OpKind::all_reduce), 10e-6, 1e-15);
+  EXPECT_NEAR(costs.after_transfers(step, 0, pw::OpKind::all_reduce, true), 110e-6, 1e-15);
+}
+
+TEST(CostModel, MeasuredGemmShapesAreTakenAsMeasured) {
+  auto machine = paratwin::topology::resolve_machine("localhost");
+  machine.profile.gemm_seconds["fp32"][{256, 1024, 256, 1, 0, 1}] = 1.5e-3;
+  const ps::CostModel model(machine);
+  pw::Op op;
+  op.kind = pw::OpKind::gemm;
+  op.dtype = pw::Dtype::fp32;
+  op.gemm = {256, 1024, 256, 1, false, true};
+  op.flops = 2.0 * 256 * 1024 * 256;
+  EXPECT_DOUBLE_EQ(model.compute_seconds(op), 1.5e-3);
+  op.gemm.trans_b = false;  // another shape: the curve
+  EXPECT_NEAR(model.compute_seconds(op),
+              op.flops / (0.08e12 * 0.8) + machine.profile.launch_overhead, 1e-12);
+  op.dtype = pw::Dtype::bf16;  // measured in fp32 only
+  op.gemm.trans_b = true;
+  EXPECT_NE(model.compute_seconds(op), 1.5e-3);
+}
