@@ -114,7 +114,7 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       }
   // Collectives are timed as workloads issue them: their buffers out of cache (a workload's are
   // written long before; a 64 MB sweep evicts them), right after a GEMM of a layer's size on every
-  // rank, with no barrier between, so that the ranks' usual skew is part of what a collective costs.
+  // rank, with no barrier between.
   const auto flush = static_cast<uint32_t>(role.ops.size());
   {
     Op op;
@@ -153,8 +153,10 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   backend.prepare(program, rank);
   const auto& ops = program.roles[0].ops;
 
-  // Every op alone, every rank at once; per repeat the slowest rank's time (compute) or the mean over
-  // ranks (collectives: what each rank waits, skew included, on average), then the median.
+  // Every op alone, every rank at once, in rounds (one repeat of every op per round, so that a spell of
+  // contention from other tenants of the machine spoils one repeat of many ops rather than every repeat
+  // of a few); per repeat the slowest rank's time for compute, for a collective the fastest rank's (the
+  // others' include waiting for the last to arrive), then the median over the rounds.
   const auto run_alone = [&](uint32_t i) {
     backend.start(ops[i], i);
     double took = 0;
@@ -166,20 +168,18 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     return took;
   };
   std::vector<double> seconds(ops.size());
-  for (uint32_t i = 0; i < flush; ++i) {
-    const bool collective = workloads::is_collective(ops[i].kind);
-    std::vector<double> reps;
-    for (int r = 0; r < options.repeats + 1; ++r) {
+  std::vector<std::vector<double>> reps(flush);
+  for (int r = 0; r < options.repeats + 1; ++r)
+    for (uint32_t i = 0; i < flush; ++i) {
+      const bool collective = workloads::is_collective(ops[i].kind);
       MPI_Barrier(MPI_COMM_WORLD);
-      if (i < first_sweep_gemm || collective) run_alone(flush);
+      if (collective) run_alone(flush);
       if (collective) run_alone(lead_in);
       double took = run_alone(i), combined = 0;
-      MPI_Allreduce(&took, &combined, 1, MPI_DOUBLE, collective ? MPI_SUM : MPI_MAX, MPI_COMM_WORLD);
-      if (collective) combined /= ranks;
-      if (r > 0) reps.push_back(combined);  // the first run warms buffers and caches
+      MPI_Allreduce(&took, &combined, 1, MPI_DOUBLE, collective ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD);
+      if (r > 0) reps[i].push_back(combined);  // the first round warms buffers and caches
     }
-    seconds[i] = median(reps);
-  }
+  for (uint32_t i = 0; i < flush; ++i) seconds[i] = median(reps[i]);
 
   // The GEMMs alone and with each collective in flight, alternately; each rank's own GEMM time, the
   // slowest rank per repeat, the median.
@@ -354,6 +354,7 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       return 0.0;
     };
     double xy = 0, xx = 0, su = 0, sr = 0;
+    std::map<int, std::pair<double, double>> kind_extra;  // per kind: Σ w·steps², Σ w·steps·residual
     for (const auto& m : interference) {
       const Op& op = ops[m.collective];
       const double p = static_cast<double>(program.grid.group_size(op.group)), share = (p - 1) / p;
@@ -377,9 +378,16 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       const double t = m.collective_in_compute, w = 1 / (t * t);
       su += w * steps * steps;
       sr += w * steps * (t - modelled(op));
+      auto& k = kind_extra[static_cast<int>(op.kind)];
+      k.first += w * steps * steps;
+      k.second += w * steps * (t - modelled(op));
     }
     fit["communication_cpu_ns_per_byte"] = std::max(0.0, xy / xx) * 1e9;
     fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
+    for (auto& c : fit["collective_costs"])
+      for (const auto& [kind, sums] : kind_extra)
+        if (c["kind"] == workloads::to_string(static_cast<OpKind>(kind)))
+          c["overlapped_extra_us"] = std::max(0.0, sums.second / sums.first) * 1e6;
   }
   return out;
 }

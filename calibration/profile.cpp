@@ -48,7 +48,10 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       const std::string kind =
           c.choice("kind", {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce"});
       machine.profile.collective_costs[kind] = {c.number("step_us", std::nullopt, 0, 1e6) * 1e-6,
-                                                c.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9};
+                                                c.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9,
+                                                c.has("overlapped_extra_us")
+                                                    ? c.number("overlapped_extra_us", std::nullopt, 0, 1e6) * 1e-6
+                                                    : -1.0};
       c.number("rms_relative_error", 0.0);  // the fit's, for people
       c.finish();
     }

@@ -82,15 +82,16 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
 
 double StepCosts::after_transfers(const Step& step, double path_latency, workloads::OpKind kind,
                                   bool computing) const {
-  double per_step = collective_step, moved = 0;
+  double per_step = collective_step, moved = 0, extra = overlapped_step_extra;
   if (const auto it = by_kind.find(static_cast<int>(kind)); it != by_kind.end()) {
     per_step = it->second.step;
+    if (it->second.overlapped_extra >= 0) extra = it->second.overlapped_extra;
     double sent = 0, received = 0;
     for (const auto& t : step.sends) sent += t.bytes;
     for (const auto& t : step.recvs) received += t.bytes;
     moved = std::max(sent, received) * it->second.per_byte;
   }
-  if (computing) per_step += overlapped_step_extra;
+  if (computing) per_step += extra;
   double seconds = moved + step.extra_latencies * path_latency + per_step * (1 + step.extra_latencies) +
                    step.local_bytes / device_memory_bandwidth;
   if (host_reductions) seconds += 3 * step.reduce_bytes / host_memory_bandwidth;

@@ -122,6 +122,7 @@ struct ProfileSpec {
   struct CollectiveCost {
     double step = 0;
     double per_byte = 0;
+    double overlapped_extra = -1;  // instead of overlapped_step_extra when >= 0
   };
   std::map<std::string, CollectiveCost> collective_costs;
 };
