@@ -3,8 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 

@@ -36,22 +36,21 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       const std::string dtype = e.choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp64"});
       std::array<int64_t, 6> key = {e.integer("m", std::nullopt, 1), e.integer("n", std::nullopt, 1),
                                     e.integer("k", std::nullopt, 1), e.integer("batch", std::nullopt, 1),
-                                    e.boolean("trans_a") ? 1 : 0, e.boolean("trans_b") ? 1 : 0};
+                                    e.boolean("trans_a") ? 1 : 0,    e.boolean("trans_b") ? 1 : 0};
       machine.profile.gemm_seconds[dtype][key] = e.number("seconds", std::nullopt, 0, 1e6);
       e.finish();
     }
     if (fit.has("communication_cpu_ns_per_byte"))
-      machine.profile.communication_cpu_per_byte = fit.number("communication_cpu_ns_per_byte", std::nullopt, 0, 1e9) * 1e-9;
+      machine.profile.communication_cpu_per_byte =
+          fit.number("communication_cpu_ns_per_byte", std::nullopt, 0, 1e9) * 1e-9;
     if (fit.has("overlapped_step_extra_us"))
       machine.profile.overlapped_step_extra = fit.number("overlapped_step_extra_us", std::nullopt, 0, 1e6) * 1e-6;
     for (auto& c : fit.objects("collective_costs")) {
       const std::string kind =
           c.choice("kind", {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce"});
-      machine.profile.collective_costs[kind] = {c.number("step_us", std::nullopt, 0, 1e6) * 1e-6,
-                                                c.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9,
-                                                c.has("overlapped_extra_us")
-                                                    ? c.number("overlapped_extra_us", std::nullopt, 0, 1e6) * 1e-6
-                                                    : -1.0};
+      machine.profile.collective_costs[kind] = {
+          c.number("step_us", std::nullopt, 0, 1e6) * 1e-6, c.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9,
+          c.has("overlapped_extra_us") ? c.number("overlapped_extra_us", std::nullopt, 0, 1e6) * 1e-6 : -1.0};
       c.number("rms_relative_error", 0.0);  // the fit's, for people
       c.finish();
     }

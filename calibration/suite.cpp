@@ -41,7 +41,8 @@ Suite load_suite(const std::string& path) {
     JsonReader top(doc, "", kFormatDoc);
     s.name = top.string("name");
     if (s.name.empty() || s.name.find_first_of("/\\ ") != std::string::npos)
-      top.fail("name", "= \"" + s.name + "\": must be a non-empty name without slashes or spaces (it names the folder)");
+      top.fail("name",
+               "= \"" + s.name + "\": must be a non-empty name without slashes or spaces (it names the folder)");
     s.description = top.string("description", "");
     s.machine = top.string("machine", s.machine);
     s.backend = top.choice("backend", {"cpu", "cuda"}, s.backend);
@@ -111,8 +112,10 @@ std::string suite_bars_script(const Suite& suite, const std::vector<SuiteResult>
        << gp_label(num(100 * c.error(), "%+.1f") + "%") << "\n";
   }
   gp << "EOD\n";
-  gp << "set title " << gp_string("Iteration time, predicted versus measured (" + suite.name + ", " + suite.machine + ")")
-     << "\nset ylabel 'milliseconds per iteration'\nset yrange [0:*]\nset xrange [-0.6:" << results.size() - 0.4
+  gp << "set title "
+     << gp_string("Iteration time, predicted versus measured: suite " + suite.name + " on " + suite.machine)
+     << "\nset bmargin 5\nset ylabel 'milliseconds per iteration'\nset yrange [0:*]\nset xrange [-0.6:"
+     << results.size() - 0.4
      << "]\nset style fill solid 0.8 noborder\nset boxwidth 0.36\nset key top left\nset grid y\n";
   gp << "set xtics rotate by 0 font ',10'\n";
   gp << "plot $D using ($1-0.19):3:xtic(2) with boxes lc rgb '#4477aa' title 'measured (median)', \\\n"
@@ -131,8 +134,9 @@ std::string class_bars_script(const Comparison& c, const std::string& svg) {
     gp << i + 1 << " " << gp_label(c.classes[i].name) << " " << 1000 * c.classes[i].measured << " "
        << 1000 * c.classes[i].predicted << "\n";
   gp << "EOD\n";
-  gp << "set title " << gp_string(c.workload + " on " + std::to_string(c.ranks) + " ranks of " + c.machine +
-                                   ": predicted versus measured, per rank")
+  gp << "set title "
+     << gp_string(c.workload + " on " + std::to_string(c.ranks) + " ranks of " + c.machine +
+                  ": predicted versus measured, per rank")
      << "\nset ylabel 'milliseconds'\nset yrange [0:*]\nset xrange [-0.6:" << c.classes.size() + 0.6
      << "]\nset style fill solid 0.8 noborder\nset boxwidth 0.36\nset key top right\nset grid y\n"
         "set xtics rotate by -30 font ',10'\n";

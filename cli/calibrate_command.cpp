@@ -79,9 +79,10 @@ int micro(const CalibrateArgs& a) {
           f["link_GBps"].get<double>(), f["collective_step_us"].get<double>());
     }
     if (f.contains("communication_cpu_ns_per_byte"))
-      std::printf("  communication on the compute core: %.3g ns per byte received or reduced (GEMMs with collectives "
-                  "in flight)\n",
-                  f["communication_cpu_ns_per_byte"].get<double>());
+      std::printf(
+          "  communication on the compute core: %.3g ns per byte received or reduced (GEMMs with collectives "
+          "in flight)\n",
+          f["communication_cpu_ns_per_byte"].get<double>());
     if (!f["gemm_shapes"].empty())
       std::printf("  %zu GEMM shapes of the workloads timed one by one\n", f["gemm_shapes"].size());
     if (f.contains("overlapped_step_extra_us"))
@@ -146,7 +147,7 @@ Action add_calibrate_command(CLI::App& app) {
   suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
   suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");
   suite->add_option("--mpirun", s->launcher, "the launcher, before -np")->capture_default_str();
-  return [a, m, c, compare, s, suite]() -> int {
+  return [a, c, compare, s, suite]() -> int {
     if (compare->parsed()) return calibrate_compare(*c);
     if (suite->parsed()) return calibrate_suite(*s);
     return micro(*a);

@@ -60,7 +60,8 @@ void run_micro_benchmarks(const Launch& launch, int64_t ranks, int repeats, cons
 
 std::string draw(const std::string& dir, const std::string& script) {
   const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty()) return "gnuplot is not on the PATH (install gnuplot-nox, then run gnuplot " + script + " in " + dir + ")";
+  if (gnuplot.empty())
+    return "gnuplot is not on the PATH (install gnuplot-nox, then run gnuplot " + script + " in " + dir + ")";
   const std::string log = (fs::path(dir) / (fs::path(script).stem().string() + ".log")).string();
   if (run_logged({gnuplot, script}, log, dir) != 0) return "gnuplot failed on " + script + ", see " + log;
   fs::remove(log);
@@ -84,8 +85,9 @@ calibration::Comparison run_comparison(const Launch& launch, const CompareJob& j
 
   const auto predicted_trace = read_json(file("predicted-trace.json"));
   const auto measured_trace = read_json(file("measured-trace.json"));
-  auto c = calibration::compare_runs(read_json(file("predicted.json")), predicted_trace, read_json(file("measured.json")),
-                                     measured_trace, file("predicted.json"), file("measured.json"));
+  auto c =
+      calibration::compare_runs(read_json(file("predicted.json")), predicted_trace, read_json(file("measured.json")),
+                                measured_trace, file("predicted.json"), file("measured.json"));
   write_file_atomically((out / "comparison.md").string(),
                         calibration::comparison_markdown(c) + "\nProfile: `" + job.profile + "`.\n");
   write_file_atomically((out / "comparison.csv").string(), calibration::comparison_csv(c));

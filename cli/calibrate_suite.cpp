@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 void print_comparison(const calibration::Comparison& c) {
-  std::printf("  iteration             predicted %.4g s, measured %.4g s (median of %zu), error %+.1f %%\n", c.predicted,
-              c.measured_median, c.measured.size(), 100 * c.error());
+  std::printf("  iteration             predicted %.4g s, measured %.4g s (median of %zu), error %+.1f %%\n",
+              c.predicted, c.measured_median, c.measured.size(), 100 * c.error());
   std::printf("  %-22s %13s %13s %9s\n", "op class (per rank)", "predicted [s]", "measured [s]", "error");
   for (const auto& r : c.classes)
     if (std::isfinite(r.error()))
@@ -144,7 +144,8 @@ int calibrate_suite(const SuiteArgs& a) {
   }
   write_file_atomically((out / "suite.csv").string(), calibration::suite_csv(results));
   write_file_atomically((out / "classes.csv").string(), classes);
-  write_file_atomically((out / "iteration.gp").string(), calibration::suite_bars_script(suite, results, "iteration.svg"));
+  write_file_atomically((out / "iteration.gp").string(),
+                        calibration::suite_bars_script(suite, results, "iteration.svg"));
   const std::string plot = draw(out.string(), "iteration.gp");
   if (!plot.empty()) std::fprintf(stderr, "paratwin: no plot: %s\n", plot.c_str());
 
@@ -155,18 +156,18 @@ int calibrate_suite(const SuiteArgs& a) {
   if (!suite.description.empty()) md << suite.description << "\n\n";
   md << "Regenerate (this folder, profiles included) with one command from the repository root:\n\n```\n"
      << "paratwin calibrate suite " << suite.file << (a.out.empty() ? "" : " --out " + a.out) << "\n```\n\n";
-  md << "Measured " << today() << " on " << suite.machine << " with the " << suite.backend << " backend: "
-     << suite.iterations << " iterations after " << suite.warmup
-     << " warm-up per workload. Profiles were fitted on the micro-benchmarks only (`calibrate micro`, "
-     << suite.repeats
+  md << "Measured " << today() << " on " << suite.machine << " with the " << suite.backend
+     << " backend: " << suite.iterations << " iterations after " << suite.warmup
+     << " warm-up per workload. Profiles were fitted on the micro-benchmarks only (`calibrate micro`, " << suite.repeats
      << " repeats, one profile per rank count, in `profiles/`); no parameter was fitted on the workload runs "
         "compared here.\n\n";
   md << "![predicted versus measured](iteration.svg)\n\n";
   md << calibration::suite_markdown_table(suite, results) << "\n";
-  md << (outside == 0 ? "Every prediction is within " : std::to_string(outside) + " of " +
-                                                             std::to_string(results.size()) +
-                                                             " predictions are outside ")
-     << 100 * suite.tolerance << " % of the measured median.\n\n";
+  if (outside == 0)
+    md << "Every prediction is within " << 100 * suite.tolerance << " % of the measured median.\n\n";
+  else
+    md << "Predictions outside " << 100 * suite.tolerance << " % of the measured median: " << outside << " of "
+       << results.size() << ".\n\n";
   md << "Files: `suite.csv` (this table), `classes.csv` (per op class), `iteration.gp` (the plot's script, data "
         "inline); per workload a folder with `comparison.md`, `comparison.csv`, `bars.svg` (per op class) and "
         "`timeline.png` (measured above predicted); its `run/` subfolder (not committed) holds the runs' summaries, "
@@ -179,8 +180,8 @@ int calibrate_suite(const SuiteArgs& a) {
        << "/timeline.png)\n\n";
   }
   write_file_atomically((out / "README.md").string(), md.str());
-  std::printf("report %s/README.md: %zu workloads, %d outside %.0f %% (%.0f s)\n", out.c_str(), results.size(),
-              outside, 100 * suite.tolerance, elapsed());
+  std::printf("report %s/README.md: %zu workloads, %d outside %.0f %% (%.0f s)\n", out.c_str(), results.size(), outside,
+              100 * suite.tolerance, elapsed());
   return outside == 0 ? 0 : 1;
 }
 

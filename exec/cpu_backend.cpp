@@ -137,9 +137,9 @@ class CpuBackend final : public Backend {
 
   // While collectives are in flight, a GEMM runs in slices with a poll between them: MPI advances a
   // collective's rounds only when polled, and a poll from this thread costs microseconds where waking
-  // the progress helper costs the GEMM tens (a message needs one poll at each end: op boundaries). Slices split C along the dimension whose other operand is
-  // the smaller one (BLAS packs that operand again for every slice), and once nothing is in flight the
-  // rest runs in one call.
+  // the progress helper costs the GEMM tens (a message needs one poll at each end: op boundaries). Slices split C along
+  // the dimension whose other operand is the smaller one (BLAS packs that operand again for every slice), and once
+  // nothing is in flight the rest runs in one call.
   void gemm(const Op& op) {
     const auto& g = op.gemm;
     // Row-major C (m×n) = op(A) (m×k) · op(B) (k×n).
@@ -155,8 +155,7 @@ class CpuBackend final : public Backend {
       const float* b = b_.data() + i * g.k * g.n;
       float* c = c_.data() + i * g.m * g.n;
       for (int first = 0; first < extent;) {
-        const int count =
-            progress_->collectives_in_flight() > 0 ? std::min(slice, extent - first) : extent - first;
+        const int count = progress_->collectives_in_flight() > 0 ? std::min(slice, extent - first) : extent - first;
         if (by_rows)  // rows of op(A): row r at a + r·lda, or at column r when A is stored transposed
           cblas_sgemm(CblasRowMajor, trans_a, trans_b, count, n, k, 1.0f,
                       g.trans_a ? a + first : a + static_cast<int64_t>(first) * lda, lda, b, ldb, 0.0f,

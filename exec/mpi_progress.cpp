@@ -53,8 +53,8 @@ bool MpiProgress::poll_locked() {
   if (active_.empty()) return true;
   int count = 0;
   indices_.resize(requests_.size());
-  const int rc = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(),
-                              MPI_STATUSES_IGNORE);
+  const int rc =
+      MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) {
     error_ = "MPI_Testsome failed while " + active_.front().what + " was in flight: " + mpi_error(rc);
     return false;

@@ -4,9 +4,9 @@
 //
 // Who polls: the compute thread starts operations itself and polls at every op boundary and between
 // the slices of a GEMM while something is in flight (a few microseconds, no context switch), and when
-// it must wait it polls without pause — its core has nothing else to do. During a long BLAS call a helper thread polls now and then: every wake of a
-// second thread on a rank's core costs the GEMM far more than the poll itself (measured here: naps of
-// at most 160 us slowed a pipeline's GEMMs by 20 %, of at most 2 ms by 5 %). So the helper polls often
+// it must wait it polls without pause — its core has nothing else to do. During a long BLAS call a helper thread polls
+// now and then: every wake of a second thread on a rank's core costs the GEMM far more than the poll itself (measured
+// here: naps of at most 160 us slowed a pipeline's GEMMs by 20 %, of at most 2 ms by 5 %). So the helper polls often
 // (naps backing off from kMinSleepUs to kCollectiveSleepUs) only while a collective is in flight — its
 // schedule advances round by round, only when polled, and a gradient all-reduce must move during the
 // backward pass — and otherwise rarely (kMessageSleepUs): a point-to-point message needs one poll at
@@ -68,7 +68,7 @@ class MpiProgress {
   std::string error_;
   std::atomic<size_t> in_flight_{0};
   std::atomic<size_t> collectives_{0};  // of in_flight_
-  std::atomic<bool> spinning_{false};  // the compute thread polls in collect(block)
+  std::atomic<bool> spinning_{false};   // the compute thread polls in collect(block)
   bool stop_ = false;
   bool fresh_ = false;  // a collective was started since the helper's last poll
   std::thread thread_;

@@ -80,8 +80,7 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
   return c;
 }
 
-double StepCosts::after_transfers(const Step& step, double path_latency, workloads::OpKind kind,
-                                  bool computing) const {
+double StepCosts::after_transfers(const Step& step, double path_latency, workloads::OpKind kind, bool computing) const {
   double per_step = collective_step, moved = 0, extra = overlapped_step_extra;
   if (const auto it = by_kind.find(static_cast<int>(kind)); it != by_kind.end()) {
     per_step = it->second.step;

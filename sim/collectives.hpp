@@ -64,8 +64,8 @@ struct Step {
 
 // What a library adds to the transfers of each algorithm step.
 struct StepCosts {
-  double collective_step = 0;          // seconds per step (fast phases stand for several)
-  double overlapped_step_extra = 0;    // added to a step while the member computes
+  double collective_step = 0;        // seconds per step (fast phases stand for several)
+  double overlapped_step_extra = 0;  // added to a step while the member computes
   // Per kind (OpKind index) where the profile gives the library's own: step cost and seconds per byte.
   std::map<int, topology::ProfileSpec::CollectiveCost> by_kind;
   bool host_reductions = false;        // reductions on the CPU: 3 × bytes / host memory bandwidth
@@ -79,8 +79,7 @@ struct StepCosts {
   // the library's cost per step, CPU reductions and local shuffles.
   // `computing`: the member's compute stream is busy, and a library that progresses on the compute
   // core (overlapped_step_extra > 0) advances its step only when the compute thread polls.
-  double after_transfers(const Step& step, double path_latency, workloads::OpKind kind,
-                         bool computing = false) const;
+  double after_transfers(const Step& step, double path_latency, workloads::OpKind kind, bool computing = false) const;
 };
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for

@@ -1,10 +1,11 @@
 // Predicted versus measured (issue 7): op classes from the two traces, exposed / bubble / idle from
 // the summaries, errors against the measured median and each iteration; mismatched runs refused.
+#include "calibration/compare.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "calibration/compare.hpp"
 #include "common/input_error.hpp"
 
 namespace pc = paratwin::calibration;
@@ -21,8 +22,8 @@ json summary(double iteration, const json& breakdown, const std::string& workloa
 }
 
 json event(const char* kind, int rank, int stream, double start_us, double duration_us) {
-  return {{"name", kind}, {"cat", kind}, {"ph", "X"}, {"ts", start_us}, {"dur", duration_us}, {"pid", rank},
-          {"tid", stream}, {"args", json::object()}};
+  return {{"name", kind},       {"cat", kind}, {"ph", "X"},     {"ts", start_us},
+          {"dur", duration_us}, {"pid", rank}, {"tid", stream}, {"args", json::object()}};
 }
 
 // Two ranks: 60 and 40 µs of GEMM, a 10 µs all-reduce each, a send on rank 0, a memory event.
@@ -50,7 +51,7 @@ TEST(Compare, ClassesPerRankAndErrors) {
   const auto c = pc::compare_runs(predicted, trace(1.5), measured, trace(1.0), "p.json", "m.json");
   EXPECT_EQ(c.workload, "w");
   EXPECT_EQ(c.ranks, 2);
-  EXPECT_NEAR(c.error(), -0.1, 1e-12);                              // against the median, 2.0 s
+  EXPECT_NEAR(c.error(), -0.1, 1e-12);                                      // against the median, 2.0 s
   EXPECT_NEAR(c.worst_iteration_error(), std::fabs(1.8 / 2.5 - 1), 1e-12);  // against 2.5 s (1.8/1.6 is closer)
   const auto* gemm = row(c, "GEMM");
   ASSERT_NE(gemm, nullptr);

@@ -1,12 +1,13 @@
 // Calibration suites and profiles (issue 7): strict reading with file and JSON path in every error, and
 // a profile's round trip into the machine model.
+#include "calibration/suite.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "calibration/profile.hpp"
-#include "calibration/suite.hpp"
 #include "common/input_error.hpp"
 
 namespace pc = paratwin::calibration;
@@ -55,15 +56,18 @@ TEST_F(Files, SuiteReadsWorkloadsRelativeToItsFile) {
 TEST_F(Files, SuiteErrorsNameFileAndPath) {
   const auto unknown = write("u.json", R"({"name": "s", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2,
       "rank": 3}]})");
-  EXPECT_NE(error_of([&] { pc::load_suite(unknown); }).find("u.json: workloads[0].rank: unknown key"), std::string::npos)
+  EXPECT_NE(error_of([&] { pc::load_suite(unknown); }).find("u.json: workloads[0].rank: unknown key"),
+            std::string::npos)
       << error_of([&] { pc::load_suite(unknown); });
-  const auto missing = write("m.json", R"({"name": "s", "workloads": [{"workload": "nope.json", "label": "DP", "ranks": 2}]})");
+  const auto missing =
+      write("m.json", R"({"name": "s", "workloads": [{"workload": "nope.json", "label": "DP", "ranks": 2}]})");
   EXPECT_NE(error_of([&] { pc::load_suite(missing); }).find("workloads[0].workload = \"nope.json\": no such file"),
             std::string::npos);
   const auto empty = write("e.json", R"({"name": "s", "workloads": []})");
   EXPECT_NE(error_of([&] { pc::load_suite(empty); }).find("workloads: must list at least one workload"),
             std::string::npos);
-  const auto slash = write("n.json", R"({"name": "a/b", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}]})");
+  const auto slash =
+      write("n.json", R"({"name": "a/b", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}]})");
   EXPECT_NE(error_of([&] { pc::load_suite(slash); }).find("name = \"a/b\""), std::string::npos);
 }
 

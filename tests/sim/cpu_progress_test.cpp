@@ -61,7 +61,7 @@ TEST(CpuProgress, CopiesOfOverlappedCollectivesPauseTheComputeOps) {
   ASSERT_EQ(base.size(), 2u);
   ASSERT_EQ(charged.size(), 2u);
   const double most = 1e-9 * core_bytes(sharded());
-  EXPECT_GT(charged[1], base[1]);                   // the compute ops took longer
+  EXPECT_GT(charged[1], base[1]);                      // the compute ops took longer
   EXPECT_LE(charged[1] - base[1], most * (1 + 1e-9));  // by no more than every byte's copy
   EXPECT_GT(charged[0], base[0]);
 }

@@ -38,8 +38,7 @@ TEST(CostModel, MeasuredGemmShapesAreTakenAsMeasured) {
   op.flops = 2.0 * 256 * 1024 * 256;
   EXPECT_DOUBLE_EQ(model.compute_seconds(op), 1.5e-3);
   op.gemm.trans_b = false;  // another shape: the curve
-  EXPECT_NEAR(model.compute_seconds(op),
-              op.flops / (0.08e12 * 0.8) + machine.profile.launch_overhead, 1e-12);
+  EXPECT_NEAR(model.compute_seconds(op), op.flops / (0.08e12 * 0.8) + machine.profile.launch_overhead, 1e-12);
   op.dtype = pw::Dtype::bf16;  // measured in fp32 only
   op.gemm.trans_b = true;
   EXPECT_NE(model.compute_seconds(op), 1.5e-3);
