@@ -227,6 +227,35 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     interference.push_back({i, alone, shared, collective});
   }
 
+  // Point-to-point: ranks 2k and 2k+1 exchange a message of each size (MPI_Isend/MPI_Irecv on
+  // MPI_COMM_WORLD, the transport of the backend's pipeline messages), after the same cold start and
+  // lead-in GEMM as the collectives; the fastest rank, the median over the repeats.
+  const std::vector<double> message_sizes = options.quick ? std::vector<double>{4e3, 256e3, 4e6}
+                                                          : std::vector<double>{1e3, 16e3, 256e3, 1e6, 4e6, 16e6};
+  std::vector<double> message_seconds;
+  if (ranks >= 2 && ranks % 2 == 0) {
+    const int peer = rank ^ 1;
+    std::vector<float> send(static_cast<size_t>(message_sizes.back() / 4), 1.0f), receive(send.size(), 0.0f);
+    for (double bytes : message_sizes) {
+      std::vector<double> reps;
+      const int count = static_cast<int>(bytes / 4);
+      for (int r = 0; r < options.repeats + 1; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_alone(flush);
+        run_alone(lead_in);
+        const double start = MPI_Wtime();
+        MPI_Request requests[2];
+        MPI_Irecv(receive.data(), count, MPI_FLOAT, peer, 7, MPI_COMM_WORLD, &requests[0]);
+        MPI_Isend(send.data(), count, MPI_FLOAT, peer, 7, MPI_COMM_WORLD, &requests[1]);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        double took = MPI_Wtime() - start, fastest = 0;
+        MPI_Allreduce(&took, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        if (r > 0) reps.push_back(fastest);
+      }
+      message_seconds.push_back(median(reps));
+    }
+  }
+
   nlohmann::json out;
   out["backend"] = backend.name();
   out["ranks"] = ranks;
@@ -337,6 +366,18 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
                                          {"per_byte_ns", std::max(0.0, f.b - fastest) * 1e9},
                                          {"rms_relative_error", f.rms_relative_error}});
     out["fit_error"]["collectives_rms_relative_worst_kind"] = worst_rms;
+  }
+  // Messages: α-β, and what they cost beyond the links (the fastest collective kind's bandwidth).
+  if (!message_seconds.empty()) {
+    const LineFit l = fit_line(message_sizes, message_seconds);
+    for (size_t i = 0; i < message_sizes.size(); ++i)
+      raw.push_back({{"kind", "message"}, {"bytes", message_sizes[i]}, {"seconds", message_seconds[i]}});
+    fit["messages"] = {{"alpha_us", std::max(0.0, l.intercept) * 1e6},
+                       {"GBps", 1 / l.slope / 1e9},
+                       {"rms_relative_error", l.rms_relative_error}};
+    if (fastest > 0)
+      fit["message_cost"] = {{"step_us", std::max(0.0, l.intercept) * 1e6},
+                             {"per_byte_ns", std::max(0.0, l.slope - fastest) * 1e9}};
   }
   // A collective's modelled seconds alone: its kind's fit.
   const auto modelled = [&](const Op& op) {

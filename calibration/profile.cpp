@@ -40,6 +40,11 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       machine.profile.gemm_seconds[dtype][key] = e.number("seconds", std::nullopt, 0, 1e6);
       e.finish();
     }
+    if (fit.has("message_cost")) {
+      JsonReader m = fit.object("message_cost");
+      machine.profile.message_cost = {m.number("step_us", std::nullopt, 0, 1e6) * 1e-6,
+                                      m.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9};
+    }
     if (fit.has("communication_cpu_ns_per_byte"))
       machine.profile.communication_cpu_per_byte =
           fit.number("communication_cpu_ns_per_byte", std::nullopt, 0, 1e9) * 1e-9;

@@ -78,6 +78,10 @@ int micro(const CalibrateArgs& a) {
           "beyond the link's (collective_costs); collective_step %.3g us (median) for other kinds\n",
           f["link_GBps"].get<double>(), f["collective_step_us"].get<double>());
     }
+    if (f.contains("messages"))
+      std::printf("  messages between rank pairs: alpha %.3g us, %.3g GB/s (rms error %.1f %%)\n",
+                  f["messages"]["alpha_us"].get<double>(), f["messages"]["GBps"].get<double>(),
+                  100 * f["messages"]["rms_relative_error"].get<double>());
     if (f.contains("communication_cpu_ns_per_byte"))
       std::printf(
           "  communication on the compute core: %.3g ns per byte received or reduced (GEMMs with collectives "

@@ -476,7 +476,15 @@ class RankActor {
             step_done(s);
           } else {
             if (op.kind == OpKind::recv) charge_compute_core(op.bytes);
-            complete(s);
+            // A library's own cost per message (a calibrated profile), at both ends.
+            const auto& cost = sh_.cost.machine().profile.message_cost;
+            const double extra = sh_.options.free_communication ? 0 : cost.step + cost.per_byte * op.bytes;
+            if (extra > 0) {
+              f.timed = true;
+              f.wake = sg4::Engine::get_clock() + extra;
+            } else {
+              complete(s);
+            }
           }
         }
       }

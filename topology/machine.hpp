@@ -125,6 +125,8 @@ struct ProfileSpec {
     double overlapped_extra = -1;  // instead of overlapped_step_extra when >= 0
   };
   std::map<std::string, CollectiveCost> collective_costs;
+  // Pipeline messages likewise: seconds per message and per byte on top of the links' time.
+  CollectiveCost message_cost;
 };
 
 struct Machine {

@@ -53,7 +53,34 @@ double core_bytes(const pw::Program& program) {
   return bytes;
 }
 
+// The iteration time of a 2-stage 1F1B pipeline on localhost with a library cost per message.
+double pipeline(double per_message) {
+  nlohmann::json j = {
+      {"name", "messages"},
+      {"model", {{"layers", 2}, {"hidden", 256}, {"heads", 8}, {"seq_len", 128}, {"vocab", 1024}}},
+      {"training", {{"global_batch", 4}, {"micro_batch", 1}, {"dtype", "fp32"}, {"checkpointing", "full"}}},
+      {"parallelism", {{"data", {{"size", 1}}}, {"pipeline", {{"stages", 2}, {"schedule", "1f1b"}}}}}};
+  const auto program = pw::lower(pw::parse_workload(j, ""));
+  const auto out = paratwin::test::run_simulation([&] {
+    auto machine = pt::resolve_machine("localhost");
+    machine.profile.message_cost.step = per_message;
+    const pt::Topology topology(machine);
+    return std::vector<double>{paratwin::sim::simulate(program, topology, {}).iteration_time};
+  });
+  return out.empty() ? -1 : out[0];
+}
+
 }  // namespace
+
+TEST(CpuProgress, MessagesPayTheLibrarysCostOnTheCriticalPath) {
+  const double base = pipeline(0), slower = pipeline(1e-3);
+  ASSERT_GT(base, 0);
+  // Stage 0's first forward reaches stage 1, and stage 1's last backward comes back: two messages at
+  // least on the critical path; at most every message of the iteration (4 micro-batches, 2 directions)
+  // at both of its ends.
+  EXPECT_GE(slower - base, 2e-3 * (1 - 1e-9));
+  EXPECT_LE(slower - base, 16e-3 * (1 + 1e-9));
+}
 
 TEST(CpuProgress, CopiesOfOverlappedCollectivesPauseTheComputeOps) {
   const auto base = run(0, 0);
