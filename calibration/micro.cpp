@@ -230,8 +230,8 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   // Point-to-point: ranks 2k and 2k+1 exchange a message of each size (MPI_Isend/MPI_Irecv on
   // MPI_COMM_WORLD, the transport of the backend's pipeline messages), after the same cold start and
   // lead-in GEMM as the collectives; the fastest rank, the median over the repeats.
-  const std::vector<double> message_sizes = options.quick ? std::vector<double>{4e3, 256e3, 4e6}
-                                                          : std::vector<double>{1e3, 16e3, 256e3, 1e6, 4e6, 16e6};
+  const std::vector<double> message_sizes =
+      options.quick ? std::vector<double>{4e3, 256e3, 4e6} : std::vector<double>{1e3, 16e3, 256e3, 1e6, 4e6, 16e6};
   std::vector<double> message_seconds;
   if (ranks >= 2 && ranks % 2 == 0) {
     const int peer = rank ^ 1;
@@ -385,8 +385,8 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     const auto& f = kind_fit.at(static_cast<int>(op.kind));
     return steps * f.a + factor * op.bytes * f.b;
   };
-  // The core's time per byte a member receives or reduces (ring: what the simulator's steps carry),
-  // least squares through the origin over the collectives measured in flight.
+  // The compute core's speed lost while a collective is in flight: the GEMMs' extra seconds against the
+  // seconds the collective was in flight during them, least squares through the origin.
   if (!interference.empty()) {
     // The same collective's median alone, from the sweep above.
     const auto alone_seconds = [&](const Op& op) {
@@ -398,10 +398,8 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     std::map<int, std::pair<double, double>> kind_extra;  // per kind: Σ w·steps², Σ w·steps·residual
     for (const auto& m : interference) {
       const Op& op = ops[m.collective];
-      const double p = static_cast<double>(program.grid.group_size(op.group)), share = (p - 1) / p;
-      const double cpu_bytes = op.bytes * (op.kind == OpKind::all_reduce       ? 3 * share
-                                           : op.kind == OpKind::reduce_scatter ? 2 * share
-                                                                               : share);
+      const double p = static_cast<double>(program.grid.group_size(op.group));
+      const double in_flight = std::min(m.collective_in_compute, m.shared);
       raw.push_back({{"kind", "gemm_with_collective"},
                      {"collective", workloads::to_string(op.kind)},
                      {"bytes", op.bytes},
@@ -409,11 +407,10 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
                      {"gemm_flops", kLayerGemms * ops[lead_in].flops},
                      {"gemm_alone_seconds", m.alone},
                      {"gemm_shared_seconds", m.shared},
-                     {"core_bytes", cpu_bytes},
                      {"collective_seconds_alone", alone_seconds(op)},
                      {"collective_seconds_while_computing", m.collective_in_compute}});
-      xy += (m.shared - m.alone) * cpu_bytes;
-      xx += cpu_bytes * cpu_bytes;
+      xy += (m.shared - m.alone) * in_flight;
+      xx += in_flight * in_flight;
       // What a step costs more while computing: beyond the kind's fit, relative least squares.
       const double steps = ring_terms(op.kind, p).first;
       const double t = m.collective_in_compute, w = 1 / (t * t);
@@ -423,7 +420,7 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       k.first += w * steps * steps;
       k.second += w * steps * (t - modelled(op));
     }
-    fit["communication_cpu_ns_per_byte"] = std::max(0.0, xy / xx) * 1e9;
+    fit["compute_slowdown_communicating"] = std::clamp(xy / xx, 0.0, 0.95);
     fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
     for (auto& c : fit["collective_costs"])
       for (const auto& [kind, sums] : kind_extra)

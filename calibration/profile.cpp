@@ -45,9 +45,9 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       machine.profile.message_cost = {m.number("step_us", std::nullopt, 0, 1e6) * 1e-6,
                                       m.number("per_byte_ns", std::nullopt, 0, 1e6) * 1e-9};
     }
-    if (fit.has("communication_cpu_ns_per_byte"))
-      machine.profile.communication_cpu_per_byte =
-          fit.number("communication_cpu_ns_per_byte", std::nullopt, 0, 1e9) * 1e-9;
+    if (fit.has("compute_slowdown_communicating"))
+      machine.profile.compute_slowdown_communicating =
+          fit.number("compute_slowdown_communicating", std::nullopt, 0, 0.95);
     if (fit.has("overlapped_step_extra_us"))
       machine.profile.overlapped_step_extra = fit.number("overlapped_step_extra_us", std::nullopt, 0, 1e6) * 1e-6;
     for (auto& c : fit.objects("collective_costs")) {

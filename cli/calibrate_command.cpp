@@ -82,11 +82,9 @@ int micro(const CalibrateArgs& a) {
       std::printf("  messages between rank pairs: alpha %.3g us, %.3g GB/s (rms error %.1f %%)\n",
                   f["messages"]["alpha_us"].get<double>(), f["messages"]["GBps"].get<double>(),
                   100 * f["messages"]["rms_relative_error"].get<double>());
-    if (f.contains("communication_cpu_ns_per_byte"))
-      std::printf(
-          "  communication on the compute core: %.3g ns per byte received or reduced (GEMMs with collectives "
-          "in flight)\n",
-          f["communication_cpu_ns_per_byte"].get<double>());
+    if (f.contains("compute_slowdown_communicating"))
+      std::printf("  GEMMs run %.3g %% slower while a collective is in flight (polls and copies on the same core)\n",
+                  100 * f["compute_slowdown_communicating"].get<double>());
     if (!f["gemm_shapes"].empty())
       std::printf("  %zu GEMM shapes of the workloads timed one by one\n", f["gemm_shapes"].size());
     if (f.contains("overlapped_step_extra_us"))

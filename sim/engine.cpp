@@ -227,6 +227,12 @@ class RankActor {
         // without an activity for SimGrid to manage.
         f.timed = true;
         f.wake = f.start + seconds;
+        if (s == static_cast<int>(Stream::compute)) {
+          compute_left_ = seconds;
+          compute_mark_ = f.start;
+          compute_rate_ = 1;
+          compute_pace();
+        }
         return;
       }
       if (seconds > 0) {
@@ -273,6 +279,7 @@ class RankActor {
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
     f.steps = plan(op.kind, sh_.algorithm_for(op.kind), *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
     post_step(s);
+    compute_pace();
   }
 
   double seconds_of(const Op& op) const {
@@ -372,9 +379,6 @@ class RankActor {
       latency = latency_to(sh_.program.grid.group_member(rank_, role_.ops[f.op].group, first.peer));
     }
     if (f.wake < 0) {  // the transfers just ended (not the step's added time)
-      double received = st.reduce_bytes;
-      for (const auto& t : st.recvs) received += t.bytes;
-      charge_compute_core(received);
       const Flight& compute = flights_[static_cast<int>(Stream::compute)];
       const double delay = sh_.step_costs.after_transfers(st, latency, role_.ops[f.op].kind,
                                                           s != static_cast<int>(Stream::compute) && compute.active);
@@ -388,14 +392,23 @@ class RankActor {
     post_step(s);
   }
 
-  // Communication driven by the compute core (profile communication_cpu_per_byte): the copy of what
-  // a step received pauses the compute op running now. A rank that waits has nothing to pause: its
-  // copies are part of the measured transfer rate.
-  void charge_compute_core(double bytes) {
-    const double per_byte = sh_.cost.machine().profile.communication_cpu_per_byte;
+  // Communication driven by the compute core (profile compute_slowdown_communicating): while a
+  // collective of this rank is in flight on another stream, its compute op runs that much slower (the
+  // polls between GEMM slices, the slices themselves). Called when a collective starts or ends.
+  void compute_pace() {
+    const double slowdown = sh_.cost.machine().profile.compute_slowdown_communicating;
     Flight& c = flights_[static_cast<int>(Stream::compute)];
-    if (per_byte <= 0 || bytes <= 0 || !c.active || !c.timed) return;
-    c.wake += bytes * per_byte;
+    if (slowdown <= 0 || !c.active || !c.timed) return;  // machines without it keep their exact timers
+    const double now = sg4::Engine::get_clock();
+    compute_left_ = std::max(0.0, compute_left_ - (now - compute_mark_) * compute_rate_);
+    compute_mark_ = now;
+    bool communicating = false;
+    for (int s = 0; s < kStreams; ++s)
+      if (s != static_cast<int>(Stream::compute) && flights_[s].active &&
+          workloads::is_collective(role_.ops[flights_[s].op].kind))
+        communicating = true;
+    compute_rate_ = communicating ? 1 - std::min(slowdown, 0.95) : 1.0;
+    c.wake = now + compute_left_ / compute_rate_;
   }
 
   // Path latency to a peer rank; an actor talks to few peers, so it remembers them rather than route
@@ -411,6 +424,7 @@ class RankActor {
     const Op& op = role_.ops[f.op];
     const double now = sg4::Engine::get_clock();
     f.active = false;
+    if (workloads::is_collective(op.kind)) compute_pace();
     if (!f.batch.empty()) {
       // Share the execution's span among its ops in proportion to their costs.
       double total = 0;
@@ -475,7 +489,6 @@ class RankActor {
           if (workloads::is_collective(op.kind)) {
             step_done(s);
           } else {
-            if (op.kind == OpKind::recv) charge_compute_core(op.bytes);
             // A library's own cost per message (a calibrated profile), at both ends.
             const auto& cost = sh_.cost.machine().profile.message_cost;
             const double extra = sh_.options.free_communication ? 0 : cost.step + cost.per_byte * op.bytes;
@@ -564,6 +577,8 @@ class RankActor {
   int32_t weight_;              // ranks this actor stands for (folding)
   int32_t lane_weight_;         // ranks each of its lanes stands for: the traffic one transfer carries
   std::vector<int64_t> lanes_;  // ranks whose transfers this actor makes (itself, or a node's NIC leaders)
+  // The timed compute op's work left at full speed, when it was last paced, and its pace now.
+  double compute_left_ = 0, compute_mark_ = 0, compute_rate_ = 1;
   std::vector<uint8_t> done_;
   int64_t blocking_op_ = -1;  // the collective the compute stream waits for (exposed communication)
   size_t head_[kStreams] = {};

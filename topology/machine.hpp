@@ -108,13 +108,13 @@ struct ProfileSpec {
   // Measured seconds of individual GEMM shapes (`calibrate micro --workload`), by dtype, then by
   // (m, n, k, batch, trans_a, trans_b); the curve above prices the shapes not measured.
   std::map<std::string, std::map<std::array<int64_t, 6>, double>> gemm_seconds;
-  // Communication driven by the compute cores themselves (MPI on CPU ranks): seconds of the core per
-  // byte a message or collective step receives or reduces while the rank computes — the compute op
-  // pauses for the copy. 0 for GPUs, whose copy engines and NCCL kernels leave the GEMMs alone. Set
-  // by a calibrated profile (`calibrate micro` measures GEMMs with collectives in flight).
-  double communication_cpu_per_byte = 0;
-  // With such a library, what a collective's step costs more while its rank computes (MPI moves a
-  // transfer only when the compute thread polls between slices of its work).
+  // Communication driven by the compute cores themselves (MPI on CPU ranks), set by a calibrated
+  // profile (`calibrate micro` times GEMMs with collectives in flight); 0 for GPUs, whose copy engines
+  // and NCCL kernels leave the GEMMs alone. The fraction of the compute core's speed lost while a
+  // collective of the rank is in flight (polls between slices of its work, the slices, the copies):
+  double compute_slowdown_communicating = 0;
+  // and what a collective's step costs more while its rank computes (MPI moves a transfer only when
+  // the compute thread polls).
   double overlapped_step_extra = 0;
   // Per collective kind ("all_reduce", ...), a library's own costs where they differ (calibrated MPI
   // implementations do): seconds per step instead of collective_step, and seconds per byte a step

@@ -75,7 +75,7 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   const auto path = write("p.json", R"({"machine": "localhost", "fit": {
       "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "half_gflop": 0.001}},
       "launch_overhead_us": 2, "memory_GBps": 40, "collective_step_us": 50, "link_GBps": 4,
-      "communication_cpu_ns_per_byte": 0.2, "overlapped_step_extra_us": 100,
+      "compute_slowdown_communicating": 0.2, "overlapped_step_extra_us": 100,
       "message_cost": {"step_us": 30, "per_byte_ns": 0.05},
       "collective_costs": [{"kind": "all_gather", "step_us": 80, "per_byte_ns": 0.1, "rms_relative_error": 0.1}],
       "gemm_shapes": [{"dtype": "fp32", "m": 256, "n": 1024, "k": 256, "batch": 1, "trans_a": false,
@@ -89,7 +89,7 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   EXPECT_DOUBLE_EQ(machine.node.device.hbm_bandwidth, 40e9);
   EXPECT_DOUBLE_EQ(machine.profile.collective_step, 50e-6);
   for (const auto& l : machine.node.links) EXPECT_DOUBLE_EQ(l.bandwidth, 4e9);
-  EXPECT_DOUBLE_EQ(machine.profile.communication_cpu_per_byte, 0.2e-9);
+  EXPECT_DOUBLE_EQ(machine.profile.compute_slowdown_communicating, 0.2);
   EXPECT_DOUBLE_EQ(machine.profile.overlapped_step_extra, 100e-6);
   EXPECT_DOUBLE_EQ(machine.profile.message_cost.step, 30e-6);
   EXPECT_DOUBLE_EQ(machine.profile.message_cost.per_byte, 0.05e-9);

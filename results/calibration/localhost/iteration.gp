@@ -2,13 +2,13 @@
 set terminal svg size 1000,520 dynamic font 'sans,12'
 set output 'iteration.svg'
 $D << EOD
-0 "tiny-dp\nDP" 162.715 160.934 166.157 166.843 "+2.5%"
-1 "cal-tp1d\nTP-1D" 183.17 181.137 197.378 183.361 "+0.1%"
-2 "cal-tp3d-x2\nTP-3D (x)" 181.79 180.029 197.432 173.6 "-4.5%"
-3 "cal-tp3d-z2\nTP-3D (z)" 217.178 210.525 226.481 184.828 "-14.9%"
-4 "tiny-pp-1f1b\nPP 1F1B" 184.239 177.842 203.848 178.383 "-3.2%"
-5 "tiny-pp-interleaved\nPP interleaved" 175.334 172.459 177.827 169.828 "-3.1%"
-6 "cal-moe-ted\nMoE TED" 167.939 164.815 172.719 168.543 "+0.4%"
+0 "tiny-dp\nDP" 162.246 158.723 178.918 169.225 "+4.3%"
+1 "cal-tp1d\nTP-1D" 183.702 181.298 189.271 188.393 "+2.6%"
+2 "cal-tp3d-x2\nTP-3D (x)" 183.361 180.64 187.548 180.25 "-1.7%"
+3 "cal-tp3d-z2\nTP-3D (z)" 211.375 209.276 213.079 194.739 "-7.9%"
+4 "tiny-pp-1f1b\nPP 1F1B" 183.695 180.295 194.403 182.824 "-0.5%"
+5 "tiny-pp-interleaved\nPP interleaved" 175.301 172.07 194.343 173.827 "-0.8%"
+6 "cal-moe-ted\nMoE TED" 172.218 166.698 185.267 170.716 "-0.9%"
 EOD
 set title 'Iteration time, predicted versus measured: suite localhost on localhost'
 set bmargin 5

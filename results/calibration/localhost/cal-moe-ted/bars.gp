@@ -2,13 +2,13 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 167.939 168.543
-1 "GEMM" 146.007 148.352
-2 "other compute" 9.28889 11.0268
-3 "all-reduce" 6.91959 7.74794
-4 "all-to-all" 3.78118 1.41595
-5 "exposed communication" 10.7719 9.1639
-6 "other idle" 0.171206 0
+0 "iteration" 172.218 170.716
+1 "GEMM" 145.778 147.8
+2 "other compute" 12.2402 12.4947
+3 "all-reduce" 6.76513 8.92356
+4 "all-to-all" 3.31977 1.49696
+5 "exposed communication" 10.1992 10.4205
+6 "other idle" 0.176287 0
 EOD
 set title 'cal-moe-ted on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 183.17 183.361
-1 "GEMM" 146.838 142.195
-2 "other compute" 9.56787 10.4398
-3 "all-reduce" 24.465 30.7268
-4 "exposed communication" 24.6444 30.7268
-5 "other idle" 0.207432 0
+0 "iteration" 183.702 188.393
+1 "GEMM" 151.716 141.046
+2 "other compute" 9.1373 11.8103
+3 "all-reduce" 26.319 35.537
+4 "exposed communication" 26.525 35.537
+5 "other idle" 0.212535 0
 EOD
 set title 'cal-tp1d on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

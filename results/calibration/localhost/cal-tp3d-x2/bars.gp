@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 181.79 173.6
-1 "GEMM" 154.422 144.262
-2 "other compute" 9.3382 10.4287
-3 "all-reduce" 37.4885 32.2507
-4 "exposed communication" 17.5996 18.9088
-5 "other idle" 1.81454 0
+0 "iteration" 183.361 180.25
+1 "GEMM" 154.546 146.583
+2 "other compute" 9.03083 11.7978
+3 "all-reduce" 34.8745 34.1702
+4 "exposed communication" 17.4857 21.8689
+5 "other idle" 2.21888 0
 EOD
 set title 'cal-tp3d-x2 on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,13 +2,13 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 217.178 184.828
-1 "GEMM" 171.352 156.667
-2 "other compute" 7.94164 9.10573
-3 "reduce-scatter" 36.7855 37.2152
-4 "all-gather" 52.6384 45.4479
-5 "exposed communication" 23.5062 19.0557
-6 "other idle" 9.16129 0
+0 "iteration" 211.375 194.739
+1 "GEMM" 169.127 167.856
+2 "other compute" 7.28651 11.1476
+3 "reduce-scatter" 38.4204 32.6997
+4 "all-gather" 54.0978 39.5882
+5 "exposed communication" 23.6047 15.7359
+6 "other idle" 11.3075 0
 EOD
 set title 'cal-tp3d-z2 on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

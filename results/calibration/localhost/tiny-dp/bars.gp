@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 162.715 166.843
-1 "GEMM" 143.085 146.524
-2 "other compute" 8.93223 9.81464
-3 "all-reduce" 8.97376 10.5048
-4 "exposed communication" 8.99333 10.5048
-5 "other idle" 0.166993 0
+0 "iteration" 162.246 169.225
+1 "GEMM" 143.028 146.009
+2 "other compute" 8.55985 11.1213
+3 "all-reduce" 8.17892 12.0948
+4 "exposed communication" 8.19615 12.0948
+5 "other idle" 0.147999 0
 EOD
 set title 'tiny-dp on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 184.239 178.383
-1 "GEMM" 147.686 144.162
-2 "other compute" 6.53989 8.29307
-3 "point-to-point" 162.196 152.708
-4 "bubble" 20.7619 19.2289
-5 "other idle" 0.699201 0
+0 "iteration" 183.695 182.824
+1 "GEMM" 152.549 146.926
+2 "other compute" 8.25107 9.36973
+3 "point-to-point" 173.585 156.474
+4 "bubble" 26.1934 19.6821
+5 "other idle" 0.925231 0
 EOD
 set title 'tiny-pp-1f1b on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

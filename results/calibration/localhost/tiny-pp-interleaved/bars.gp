@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 175.334 169.828
-1 "GEMM" 148.496 144.386
-2 "other compute" 7.04949 8.30376
-3 "point-to-point" 303.924 281.74
-4 "bubble" 13.8071 13.7736
-5 "other idle" 1.5423 0
+0 "iteration" 175.301 173.827
+1 "GEMM" 146.287 146.926
+2 "other compute" 7.21217 9.36973
+3 "point-to-point" 298.848 288.306
+4 "bubble" 13.9524 14.0891
+5 "other idle" 1.24837 0
 EOD
 set title 'tiny-pp-interleaved on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'
