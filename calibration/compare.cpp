@@ -238,7 +238,7 @@ std::string timeline_script(const Comparison& c, const nlohmann::json& predicted
      << ".\n# Redraw with: gnuplot "
      << "<this file>\n";
   gp << "set terminal pngcairo size 1600," << 260 + 2 * 28 * static_cast<int>(lanes.size()) << " font 'sans,10'\n";
-  gp << "set output " << gp_string(png) << "\n";
+  gp << "set output " << gp_string(png) << "\nset termoption noenhanced\n";  // stream names hold underscores
   for (size_t r = 0; r + 3 < class_names().size(); ++r)
     gp << "set linetype " << r + 1 << " lc rgb " << gp_string(colours[r]) << "\n";
   for (const auto& [name, bars] : {std::pair{"M", &measured}, std::pair{"P", &predicted}}) {
