@@ -97,16 +97,11 @@ double relative(double predicted, double measured) {
 }
 
 std::string percent(double e) {
-  if (!std::isfinite(e)) return "—";
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f %%", 100 * e);
-  return text;
+  return std::isfinite(e) ? formatted(100 * e, "%+.1f %%") : "—";
 }
 
 std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", s);
-  return text;
+  return formatted(s, "%.4g");
 }
 
 }  // namespace

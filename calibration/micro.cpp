@@ -35,18 +35,39 @@ std::pair<double, double> ring_terms(OpKind kind, double p) {
   }
 }
 
+std::array<int64_t, 6> key_of(const workloads::GemmShape& g) {
+  return {g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0};
+}
+
+Op gemm_op(const workloads::GemmShape& shape) {
+  Op op;
+  op.kind = OpKind::gemm;
+  op.name = "gemm";
+  op.dtype = workloads::Dtype::fp32;
+  op.gemm = shape;
+  op.flops = 2.0 * static_cast<double>(shape.batch * shape.m * shape.n * shape.k);
+  return op;
+}
+
+Op collective_op(OpKind kind, workloads::AxisMask group, double bytes) {
+  Op op;
+  op.kind = kind;
+  op.name = workloads::to_string(kind);
+  op.stream = workloads::Stream::tensor;
+  op.group = group;
+  op.root = 0;
+  op.bytes = bytes;
+  return op;
+}
+
 }  // namespace
 
-std::vector<workloads::GemmShape> gemm_shapes(const workloads::Program& program) {
+void add_gemm_shapes(const workloads::Program& program, std::vector<workloads::GemmShape>& shapes) {
   std::set<std::array<int64_t, 6>> seen;
-  std::vector<workloads::GemmShape> out;
+  for (const auto& g : shapes) seen.insert(key_of(g));
   for (const auto& role : program.roles)
-    for (const auto& op : role.ops) {
-      if (op.kind != OpKind::gemm) continue;
-      const auto& g = op.gemm;
-      if (seen.insert({g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0}).second) out.push_back(g);
-    }
-  return out;
+    for (const auto& op : role.ops)
+      if (op.kind == OpKind::gemm && seen.insert(key_of(op.gemm)).second) shapes.push_back(op.gemm);
 }
 
 nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topology::Machine& machine,
@@ -64,28 +85,13 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     role.ops.push_back(op);
   };
   const auto first_shape = static_cast<uint32_t>(role.ops.size());
-  for (const auto& shape : options.shapes) {
-    Op op;
-    op.kind = OpKind::gemm;
-    op.name = "gemm_shape";
-    op.dtype = workloads::Dtype::fp32;
-    op.gemm = shape;
-    op.flops = 2.0 * static_cast<double>(shape.batch * shape.m * shape.n * shape.k);
-    add(op);
-  }
+  for (const auto& shape : options.shapes) add(gemm_op(shape));
   const auto first_sweep_gemm = static_cast<uint32_t>(role.ops.size());
   std::vector<int64_t> sizes = options.quick ? std::vector<int64_t>{64, 128, 256, 512}
                                              : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536};
   for (int64_t n : sizes)
-    for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}}) {
-      Op op;
-      op.kind = OpKind::gemm;
-      op.name = "gemm";
-      op.dtype = workloads::Dtype::fp32;
-      op.gemm = {m, n, k, 1, false, false};
-      op.flops = 2.0 * static_cast<double>(m * n * k);
-      add(op);
-    }
+    for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}})
+      add(gemm_op({m, n, k, 1, false, false}));
   for (double bytes :
        options.quick ? std::vector<double>{1e4, 1e6, 8e6} : std::vector<double>{1e3, 1e4, 1e5, 1e6, 4e6, 16e6, 64e6}) {
     Op op;
@@ -102,16 +108,7 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   for (auto mask : groups)
     for (OpKind kind :
          {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all, OpKind::broadcast})
-      for (double bytes : message) {
-        Op op;
-        op.kind = kind;
-        op.name = workloads::to_string(kind);
-        op.stream = workloads::Stream::tensor;
-        op.group = mask;
-        op.root = 0;
-        op.bytes = bytes;
-        add(op);
-      }
+      for (double bytes : message) add(collective_op(kind, mask, bytes));
   // Collectives are timed as workloads issue them: their buffers out of cache (a workload's are
   // written long before; a 64 MB sweep evicts them), right after a GEMM of a layer's size on every
   // rank, with no barrier between.
@@ -124,30 +121,15 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     add(op);
   }
   const auto lead_in = static_cast<uint32_t>(role.ops.size());
-  {
-    Op op;
-    op.kind = OpKind::gemm;
-    op.name = "gemm";
-    op.dtype = workloads::Dtype::fp32;
-    op.gemm = {256, 1024, 256, 1, false, false};
-    op.flops = 2.0 * 256 * 1024 * 256;
-    add(op);
-  }
+  add(gemm_op({256, 1024, 256, 1, false, false}));
   // Interference: a layer's GEMMs back to back for some milliseconds (the lead-in GEMM, kLayerGemms
   // times), alone and with each collective started just before them on every rank at once, so that
   // the collective's polls, copies and reductions share the core with them as in a workload.
   const auto first_interference = static_cast<uint32_t>(role.ops.size());
   if (ranks >= 2) {
     for (OpKind kind : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather})
-      for (double bytes : options.quick ? std::vector<double>{256e3} : std::vector<double>{256e3, 1e6, 4e6}) {
-        Op op;
-        op.kind = kind;
-        op.name = workloads::to_string(kind);
-        op.stream = workloads::Stream::tensor;
-        op.group = groups.back();
-        op.bytes = bytes;
-        add(op);
-      }
+      for (double bytes : options.quick ? std::vector<double>{256e3} : std::vector<double>{256e3, 1e6, 4e6})
+        add(collective_op(kind, groups.back(), bytes));
   }
   program.roles.push_back(std::move(role));
   backend.prepare(program, rank);
@@ -173,8 +155,10 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     for (uint32_t i = 0; i < flush; ++i) {
       const bool collective = workloads::is_collective(ops[i].kind);
       MPI_Barrier(MPI_COMM_WORLD);
-      if (collective) run_alone(flush);
-      if (collective) run_alone(lead_in);
+      if (collective) {
+        run_alone(flush);
+        run_alone(lead_in);
+      }
       double took = run_alone(i), combined = 0;
       MPI_Allreduce(&took, &combined, 1, MPI_DOUBLE, collective ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD);
       if (r > 0) reps[i].push_back(combined);  // the first round warms buffers and caches
@@ -230,8 +214,7 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   // Point-to-point: ranks 2k and 2k+1 exchange a message of each size (MPI_Isend/MPI_Irecv on
   // MPI_COMM_WORLD, the transport of the backend's pipeline messages), after the same cold start and
   // lead-in GEMM as the collectives; the fastest rank, the median over the repeats.
-  const std::vector<double> message_sizes =
-      options.quick ? std::vector<double>{4e3, 256e3, 4e6} : std::vector<double>{1e3, 16e3, 256e3, 1e6, 4e6, 16e6};
+  const std::vector<double>& message_sizes = message;  // the collectives' sizes
   std::vector<double> message_seconds;
   if (ranks >= 2 && ranks % 2 == 0) {
     const int peer = rank ^ 1;
@@ -357,16 +340,6 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     steps_fitted.push_back(f.a);
     worst_rms = std::max(worst_rms, f.rms_relative_error);
   }
-  if (fastest > 0) {
-    fit["collective_step_us"] = median(steps_fitted) * 1e6;
-    fit["link_GBps"] = 1 / fastest / 1e9;
-    for (const auto& [kind, f] : kind_fit)
-      fit["collective_costs"].push_back({{"kind", workloads::to_string(static_cast<OpKind>(kind))},
-                                         {"step_us", f.a * 1e6},
-                                         {"per_byte_ns", std::max(0.0, f.b - fastest) * 1e9},
-                                         {"rms_relative_error", f.rms_relative_error}});
-    out["fit_error"]["collectives_rms_relative_worst_kind"] = worst_rms;
-  }
   // Messages: α-β, and what they cost beyond the links (the fastest collective kind's bandwidth).
   if (!message_seconds.empty()) {
     const LineFit l = fit_line(message_sizes, message_seconds);
@@ -386,7 +359,9 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     return steps * f.a + factor * op.bytes * f.b;
   };
   // The compute core's speed lost while a collective is in flight: the GEMMs' extra seconds against the
-  // seconds the collective was in flight during them, least squares through the origin.
+  // seconds the collective was in flight during them, least squares through the origin. And what a
+  // step costs more while computing, beyond the kind's fit: relative least squares per kind and over all.
+  std::map<int, std::pair<double, double>> kind_extra;  // per kind: Σ w·steps², Σ w·steps·residual
   if (!interference.empty()) {
     // The same collective's median alone, from the sweep above.
     const auto alone_seconds = [&](const Op& op) {
@@ -395,15 +370,14 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       return 0.0;
     };
     double xy = 0, xx = 0, su = 0, sr = 0;
-    std::map<int, std::pair<double, double>> kind_extra;  // per kind: Σ w·steps², Σ w·steps·residual
     for (const auto& m : interference) {
       const Op& op = ops[m.collective];
-      const double p = static_cast<double>(program.grid.group_size(op.group));
+      const int64_t p = program.grid.group_size(op.group);
       const double in_flight = std::min(m.collective_in_compute, m.shared);
       raw.push_back({{"kind", "gemm_with_collective"},
                      {"collective", workloads::to_string(op.kind)},
                      {"bytes", op.bytes},
-                     {"group_size", program.grid.group_size(op.group)},
+                     {"group_size", p},
                      {"gemm_flops", kLayerGemms * ops[lead_in].flops},
                      {"gemm_alone_seconds", m.alone},
                      {"gemm_shared_seconds", m.shared},
@@ -411,21 +385,32 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
                      {"collective_seconds_while_computing", m.collective_in_compute}});
       xy += (m.shared - m.alone) * in_flight;
       xx += in_flight * in_flight;
-      // What a step costs more while computing: beyond the kind's fit, relative least squares.
-      const double steps = ring_terms(op.kind, p).first;
+      const double steps = ring_terms(op.kind, static_cast<double>(p)).first;
       const double t = m.collective_in_compute, w = 1 / (t * t);
-      su += w * steps * steps;
-      sr += w * steps * (t - modelled(op));
       auto& k = kind_extra[static_cast<int>(op.kind)];
       k.first += w * steps * steps;
       k.second += w * steps * (t - modelled(op));
     }
+    for (const auto& [kind, sums] : kind_extra) {
+      su += sums.first;
+      sr += sums.second;
+    }
     fit["compute_slowdown_communicating"] = std::clamp(xy / xx, 0.0, 0.95);
     fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
-    for (auto& c : fit["collective_costs"])
-      for (const auto& [kind, sums] : kind_extra)
-        if (c["kind"] == workloads::to_string(static_cast<OpKind>(kind)))
-          c["overlapped_extra_us"] = std::max(0.0, sums.second / sums.first) * 1e6;
+  }
+  if (fastest > 0) {
+    fit["collective_step_us"] = median(steps_fitted) * 1e6;
+    fit["link_GBps"] = 1 / fastest / 1e9;
+    for (const auto& [kind, f] : kind_fit) {
+      nlohmann::json cost = {{"kind", workloads::to_string(static_cast<OpKind>(kind))},
+                             {"step_us", f.a * 1e6},
+                             {"per_byte_ns", std::max(0.0, f.b - fastest) * 1e9},
+                             {"rms_relative_error", f.rms_relative_error}};
+      if (const auto it = kind_extra.find(kind); it != kind_extra.end())
+        cost["overlapped_extra_us"] = std::max(0.0, it->second.second / it->second.first) * 1e6;
+      fit["collective_costs"].push_back(std::move(cost));
+    }
+    out["fit_error"]["collectives_rms_relative_worst_kind"] = worst_rms;
   }
   return out;
 }

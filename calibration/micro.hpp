@@ -19,8 +19,8 @@ struct MicroOptions {
   std::vector<workloads::GemmShape> shapes;
 };
 
-// The distinct GEMM shapes of a Program, every role's.
-std::vector<workloads::GemmShape> gemm_shapes(const workloads::Program& program);
+// Appends the GEMM shapes of a Program (every role's) that `shapes` does not hold yet.
+void add_gemm_shapes(const workloads::Program& program, std::vector<workloads::GemmShape>& shapes);
 
 // Collective over MPI_COMM_WORLD (every rank runs every op in the same order; `backend` not yet
 // prepared). Returns, on every rank, the profile: raw measurements, fitted parameters and fit errors.

@@ -17,9 +17,7 @@ namespace paratwin::calibration {
 namespace {
 
 std::string num(double v, const char* format = "%.4g") {
-  char text[32];
-  std::snprintf(text, sizeof text, format, v);
-  return text;
+  return formatted(v, format);
 }
 
 const char* kFormatDoc = "calibration/README.md";

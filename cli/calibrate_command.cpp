@@ -2,7 +2,6 @@
 // profile (issue 7).
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -43,12 +42,7 @@ int micro(const CalibrateArgs& a) {
     options.quick = a.quick;
     options.repeats = a.repeats;
     for (const auto& path : a.workloads)
-      for (const auto& shape : calibration::gemm_shapes(workloads::lower(workloads::load_workload_file(path))))
-        if (std::none_of(options.shapes.begin(), options.shapes.end(), [&](const workloads::GemmShape& g) {
-              return g.m == shape.m && g.n == shape.n && g.k == shape.k && g.batch == shape.batch &&
-                     g.trans_a == shape.trans_a && g.trans_b == shape.trans_b;
-            }))
-          options.shapes.push_back(shape);
+      calibration::add_gemm_shapes(workloads::lower(workloads::load_workload_file(path)), options.shapes);
     profile = calibration::run_micro(*backend, rank, size, machine, options);
     if (rank == 0) write_file_atomically(a.out, profile.dump(2) + "\n");
   } catch (const std::exception& e) {

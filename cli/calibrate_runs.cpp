@@ -58,16 +58,6 @@ void run_micro_benchmarks(const Launch& launch, int64_t ranks, int repeats, cons
   run_or_throw(argv, log, "the micro-benchmarks on " + std::to_string(ranks) + " ranks");
 }
 
-std::string draw(const std::string& dir, const std::string& script) {
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty())
-    return "gnuplot is not on the PATH (install gnuplot-nox, then run gnuplot " + script + " in " + dir + ")";
-  const std::string log = (fs::path(dir) / (fs::path(script).stem().string() + ".log")).string();
-  if (run_logged({gnuplot, script}, log, dir) != 0) return "gnuplot failed on " + script + ", see " + log;
-  fs::remove(log);
-  return "";
-}
-
 calibration::Comparison run_comparison(const Launch& launch, const CompareJob& job) {
   const fs::path out(job.out), run = fs::path(job.out) / "run";
   fs::create_directories(run);
@@ -96,7 +86,8 @@ calibration::Comparison run_comparison(const Launch& launch, const CompareJob& j
   write_file_atomically((run / "timeline.gp").string(),
                         calibration::timeline_script(c, predicted_trace, measured_trace, "../timeline.png"));
   for (const auto& [dir, script] : {std::pair{out.string(), "bars.gp"}, std::pair{run.string(), "timeline.gp"}})
-    if (const auto why = draw(dir, script); !why.empty()) std::fprintf(stderr, "paratwin: no plot: %s\n", why.c_str());
+    if (const auto why = run_gnuplot(dir, script); !why.empty())
+      std::fprintf(stderr, "paratwin: no plot: %s\n", why.c_str());
   return c;
 }
 

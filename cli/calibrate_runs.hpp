@@ -35,9 +35,6 @@ struct CompareJob {
 // Throws std::runtime_error (with the failing run's log) or InputError.
 calibration::Comparison run_comparison(const Launch& launch, const CompareJob& job);
 
-// Runs gnuplot on `script` in `dir`; "" on success, else why there is no plot.
-std::string draw(const std::string& dir, const std::string& script);
-
 }  // namespace paratwin::cli
 
 namespace paratwin::cli {

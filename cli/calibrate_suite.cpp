@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "calibration/suite.hpp"
 #include "cli/calibrate_runs.hpp"
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
 #include "workloads/lower.hpp"
@@ -30,13 +30,6 @@ void print_comparison(const calibration::Comparison& c) {
       std::printf("  %-22s %13.4g %13.4g %+8.1f%%\n", r.name.c_str(), r.predicted, r.measured, 100 * r.error());
     else
       std::printf("  %-22s %13.4g %13.4g %9s\n", r.name.c_str(), r.predicted, r.measured, "-");
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string today() {
@@ -146,7 +139,7 @@ int calibrate_suite(const SuiteArgs& a) {
   write_file_atomically((out / "classes.csv").string(), classes);
   write_file_atomically((out / "iteration.gp").string(),
                         calibration::suite_bars_script(suite, results, "iteration.svg"));
-  const std::string plot = draw(out.string(), "iteration.gp");
+  const std::string plot = run_gnuplot(out.string(), "iteration.gp");
   if (!plot.empty()) std::fprintf(stderr, "paratwin: no plot: %s\n", plot.c_str());
 
   int outside = 0;
@@ -174,10 +167,8 @@ int calibrate_suite(const SuiteArgs& a) {
         "traces and logs.\n\n## Per workload\n\n";
   for (const auto& r : results) {
     const std::string name = fs::path(r.entry.workload).stem().string();
-    std::string section = read_text((out / name / "comparison.md").string());
-    if (const auto at = section.find("\nProfile:"); at != std::string::npos) section.resize(at);
-    md << section << "\n![" << name << " per op class](" << name << "/bars.svg)\n![" << name << " timelines](" << name
-       << "/timeline.png)\n\n";
+    md << calibration::comparison_markdown(r.comparison) << "\n![" << name << " per op class](" << name
+       << "/bars.svg)\n![" << name << " timelines](" << name << "/timeline.png)\n\n";
   }
   write_file_atomically((out / "README.md").string(), md.str());
   std::printf("report %s/README.md: %zu workloads, %d outside %.0f %% (%.0f s)\n", out.c_str(), results.size(), outside,

@@ -61,6 +61,17 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log, con
   return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
 }
 
+std::string run_gnuplot(const std::string& dir, const std::string& script, bool keep_log) {
+  const std::string gnuplot = find_on_path("gnuplot");
+  if (gnuplot.empty())
+    return "gnuplot is not on the PATH (install gnuplot-nox, then run `gnuplot " + script + "` in " + dir + ")";
+  const std::string log =
+      (std::filesystem::path(dir) / (std::filesystem::path(script).stem().string() + ".log")).string();
+  if (run_logged({gnuplot, script}, log, dir) != 0) return "gnuplot failed, see " + log;
+  if (!keep_log) std::filesystem::remove(log);
+  return "";
+}
+
 std::string tail_of(const std::string& path, int lines) {
   std::ifstream in(path);
   std::deque<std::string> last;

@@ -13,6 +13,9 @@ std::string self_executable();
 // when not empty, and waits. Returns its exit status; 128 + the signal when one killed it; 127 when
 // it could not be started.
 int run_logged(const std::vector<std::string>& argv, const std::string& log, const std::string& dir = "");
+// Runs gnuplot on `script` in `dir` with its output in dir/STEM.log (removed after a success unless
+// `keep_log`); "" on success, else why there is no plot.
+std::string run_gnuplot(const std::string& dir, const std::string& script, bool keep_log = false);
 // The last `lines` lines of a text file ("" when it cannot be read), for error messages.
 std::string tail_of(const std::string& path, int lines);
 

@@ -145,11 +145,7 @@ std::string write_plots(const SweepSpec& spec, const std::vector<SweepPoint>& po
     return "no plots: no point succeeded";
   const std::string script = (std::filesystem::path(dir) / "plots.gp").string();
   write_file_atomically(script, plot_script(spec, points, rows, format));
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty())
-    return "no plots: gnuplot is not on the PATH (install gnuplot-nox, then run `gnuplot plots.gp` in " + dir + ")";
-  if (run_logged({gnuplot, "plots.gp"}, "plots.log", dir) != 0)
-    return "no plots: gnuplot failed, see " + (std::filesystem::path(dir) / "plots.log").string();
+  if (const auto why = run_gnuplot(dir, "plots.gp", true); !why.empty()) return "no plots: " + why;
   return "plots " + (std::filesystem::path(dir) / ("scaling." + format)).string() + " and " +
          (std::filesystem::path(dir) / ("breakdown." + format)).string();
 }

@@ -17,6 +17,12 @@ std::string fixed_number(const nlohmann::json& v) {
   return v.get<std::string>();
 }
 
+std::string formatted(double v, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";

@@ -8,6 +8,8 @@ namespace paratwin {
 
 // 6 significant digits; integers, booleans and strings as they are; null as an empty field.
 std::string fixed_number(const nlohmann::json& v);
+// One number in a printf format of one conversion (e.g. "%.4g", "%+.1f").
+std::string formatted(double v, const char* format);
 // RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
 std::string csv_field(const std::string& text);
 // A gnuplot single-quoted string: only the quote itself needs escaping (doubled).

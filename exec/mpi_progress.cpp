@@ -124,8 +124,7 @@ void MpiProgress::helper() {
     const size_t before = in_flight_.load();
     if (!poll_locked()) return;  // collect() reports the error
     // A collective started or completed since the last poll: its rounds are moving, look again soon.
-    const bool collective = std::any_of(active_.begin(), active_.end(), [](const MpiWork& w) { return w.collective; });
-    if (!collective)
+    if (collectives_.load() == 0)
       sleep_us = kMessageSleepUs;
     else if (fresh_ || in_flight_.load() < before)
       sleep_us = kMinSleepUs;
