@@ -16,6 +16,8 @@ Action add_sweep_command(CLI::App& app);
 Action add_search_command(CLI::App& app);
 Action add_exec_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
+Action add_validate_command(CLI::App& app);
+Action add_baseline_command(CLI::App& app);
 
 // Writes `text` to `path` atomically: a temporary file renamed into place, so a failure never leaves
 // a half-written file behind.

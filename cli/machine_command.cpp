@@ -26,6 +26,10 @@ std::string network_summary(const topology::Machine& m) {
     o << ": " << d.groups << " groups × " << d.switches_per_group << " switches (" << m.nodes_per_group()
       << " nodes per group, " << d.nics_per_switch << " NICs per switch), " << d.global_links_per_pair
       << " global links per group pair, local " << gbps(d.local_bandwidth) << ", global " << gbps(d.global_bandwidth);
+    if (d.adaptive)
+      o << ", adaptive routing (a group's global links shared by its flows, share " << d.adaptive_share << ")";
+    else
+      o << ", minimal routing";
   } else if (n.kind == topology::NetworkKind::fat_tree) {
     const auto& f = n.fat_tree;
     o << ": " << f.down.size() << " levels, down";

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   cli::Action search = cli::add_search_command(app);
   cli::Action exec = cli::add_exec_command(app);
   cli::Action calibrate = cli::add_calibrate_command(app);
+  cli::Action validate = cli::add_validate_command(app);
+  cli::Action baseline = cli::add_baseline_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -60,6 +62,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("search")) return search();
     if (app.got_subcommand("exec")) return exec();
     if (app.got_subcommand("calibrate")) return calibrate();
+    if (app.got_subcommand("validate")) return validate();
+    if (app.got_subcommand("baseline")) return baseline();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

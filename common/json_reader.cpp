@@ -1,5 +1,7 @@
 #include "common/json_reader.hpp"
 
+#include "common/report_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -161,6 +163,21 @@ std::vector<int64_t> JsonReader::integer_list(const std::string& key, int64_t mi
     if (x < min || x > max)
       fail(item,
            "= " + std::to_string(x) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<double> JsonReader::number_list(const std::string& key, double min, double max) {
+  read_.insert(key);
+  const auto& v = required(key);
+  if (!v.is_array()) fail(key, "expected an array of numbers, found " + type_name(v));
+  std::vector<double> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number()) fail(item, "expected a number, found " + type_name(v[i]));
+    const double x = v[i].get<double>();
+    if (x < min || x > max) fail(item, "= " + formatted(x, "%g") + " is out of range [" + formatted(min, "%g") + ", " + formatted(max, "%g") + "]");
     out.push_back(x);
   }
   return out;

@@ -32,6 +32,7 @@ class JsonReader {
                      std::optional<std::string> fallback = std::nullopt);
   std::vector<std::string> string_list(const std::string& key);
   std::vector<int64_t> integer_list(const std::string& key, int64_t min, int64_t max);
+  std::vector<double> number_list(const std::string& key, double min, double max);
   // An array of objects, one reader each (paths "key[i]"); an absent key gives none.
   std::vector<JsonReader> objects(const std::string& key);
   // A nested object; an absent key gives an empty object so that defaults apply inside it.

@@ -69,6 +69,13 @@ struct DragonflySpec {
   int64_t global_links_per_pair = 1;  // links between every pair of groups
   double local_bandwidth = 0;         // switch-to-switch inside a group, per direction
   double global_bandwidth = 0;        // between groups, per direction
+  // Adaptive (UGAL-like) routing as Slingshot does it: a flow is not pinned to one link but spreads
+  // over all the links it could take. Modelled as one egress and one ingress resource per group of
+  // (groups − 1) · links · global bandwidth · adaptive_share for flows between groups, and per switch
+  // of (switches − 1) · local bandwidth · adaptive_share for flows inside a group: the share is what
+  // is left when traffic bound for one place detours through a third (two hops instead of one).
+  bool adaptive = false;
+  double adaptive_share = 0.5;
 };
 
 // An extended generalised fat tree XGFT(h; down; up): a switch at level i+1 has down[i] children and

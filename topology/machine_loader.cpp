@@ -185,6 +185,10 @@ NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
     df.global_links_per_pair = d.integer("global_links_per_pair", 1, 1, 1 << 10);
     df.local_bandwidth = d.number("local_GBps", std::nullopt, 1e-6, 1e6) * kGB;
     df.global_bandwidth = d.number("global_GBps", std::nullopt, 1e-6, 1e6) * kGB;
+    df.adaptive = d.choice("routing", {"minimal", "adaptive"}, "minimal") == "adaptive";
+    if (d.has("adaptive_share") && !df.adaptive)
+      d.fail("adaptive_share", "applies only to \"routing\": \"adaptive\"");
+    df.adaptive_share = d.number("adaptive_share", 0.5, 1e-3, 1.0);
     annotations(d);
     d.finish();
     const int64_t nics = static_cast<int64_t>(node.nics.size());

@@ -98,6 +98,23 @@ void Topology::build_network() {
     global_base_ = static_cast<uint32_t>(resources_.size());
     const int64_t global = G_ * (G_ - 1) / 2 * L_;
     resources_.insert(resources_.end(), static_cast<size_t>(2 * global), {df.global_bandwidth, net.link_latency});
+    group_base_ = static_cast<uint32_t>(resources_.size());
+    if (df.adaptive) {
+      // A route's latency stays the sum of its resources' and its switches': a group's egress stands for
+      // a local and the global cable, its ingress for the local cable after it; a switch's egress for
+      // one local cable.
+      const double global = static_cast<double>(G_ - 1) * static_cast<double>(L_) * df.global_bandwidth;
+      for (int64_t g = 0; g < G_; ++g) {
+        resources_.push_back({global * df.adaptive_share, 2 * net.link_latency});
+        resources_.push_back({global * df.adaptive_share, net.link_latency});
+      }
+      switch_base_ = static_cast<uint32_t>(resources_.size());
+      const double local = static_cast<double>(S_ - 1) * df.local_bandwidth * df.adaptive_share;
+      for (int64_t k = 0; k < G_ * S_; ++k) {
+        resources_.push_back({local, net.link_latency});
+        resources_.push_back({local, 0.0});
+      }
+    }
   } else if (net.kind == NetworkKind::fat_tree) {
     const auto& ft = net.fat_tree;
     const size_t h = ft.down.size();
@@ -134,9 +151,14 @@ std::string Topology::resource_name(uint32_t id) const {
     return "n" + std::to_string(k / n.nics.size()) + ":" + n.nics[k % n.nics.size()].name +
            (id % 2 == 0 ? ":up" : ":down");
   }
-  if (machine_.network.kind == NetworkKind::dragonfly)
+  if (machine_.network.kind == NetworkKind::dragonfly) {
+    if (switch_base_ > 0 && id >= switch_base_)
+      return "switch" + std::to_string((id - switch_base_) / 2) + (id % 2 == 0 ? ":local-out" : ":local-in");
+    if (id >= group_base_)
+      return "group" + std::to_string((id - group_base_) / 2) + (id % 2 == 0 ? ":global-out" : ":global-in");
     return id < global_base_ ? "local" + std::to_string((id - local_base_) / 2) + dir
                              : "global" + std::to_string((id - global_base_) / 2) + dir;
+  }
   return "tree" + std::to_string((id - network_base_) / 2) + (id % 2 == 0 ? ":up" : ":down");
 }
 
@@ -178,8 +200,23 @@ void Topology::dragonfly_path(int64_t node_a, int nic_a, int64_t node_b, int nic
   ++out.switches;
   if (a == b) return;
   const int64_t ga = a / S_, gb = b / S_;
+  if (ga == gb && machine_.network.dragonfly.adaptive) {  // one hop on the switches' local aggregates
+    out.resources.push_back(switch_base_ + static_cast<uint32_t>(a * 2));
+    out.resources.push_back(switch_base_ + static_cast<uint32_t>(b * 2 + 1));
+    out.latency += hop;
+    ++out.switches;
+    return;
+  }
   if (ga == gb) {
     local(a, b);
+    return;
+  }
+  if (machine_.network.dragonfly.adaptive) {  // local hop, global hop, local hop on the group aggregates
+    out.resources.push_back(group_base_ + static_cast<uint32_t>(ga * 2));
+    out.resources.push_back(group_base_ + static_cast<uint32_t>(gb * 2 + 1));
+    out.latency += 3 * hop;
+    out.switches += 3;
+    ++out.global_hops;
     return;
   }
   // Minimal routing over one of the L global links of the group pair, chosen per node pair.

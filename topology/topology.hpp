@@ -90,6 +90,8 @@ class Topology {
   // Dragonfly bookkeeping.
   int64_t S_ = 0, G_ = 0, L_ = 0;
   uint32_t local_base_ = 0, global_base_ = 0;
+  // Adaptive routing: each group's global egress and ingress, then each switch's local ones.
+  uint32_t group_base_ = 0, switch_base_ = 0;
   // Fat tree: per level, the number of elements and the first resource of its up links.
   std::vector<int64_t> ft_elements_;
   std::vector<uint32_t> ft_up_base_;

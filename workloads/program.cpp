@@ -34,4 +34,23 @@ int64_t Program::role_of(int64_t rank) const {
   return grid.coord(rank, grid.axis_index("pipe"));
 }
 
+Program single_collective_program(Grid grid, int64_t devices_per_node, OpKind kind, double bytes) {
+  Program prog;
+  prog.workload_name = "collective";
+  prog.grid = std::move(grid);
+  prog.devices_per_node = devices_per_node;
+  Role role;
+  role.name = "stage 0";
+  role.ranks = prog.grid.size();
+  Op op;
+  op.kind = kind;
+  op.stream = Stream::data;
+  op.group = prog.grid.mask("data");
+  op.bytes = bytes;
+  op.name = "collective";
+  role.ops.push_back(op);
+  prog.roles.push_back(role);
+  return prog;
+}
+
 }  // namespace paratwin::workloads

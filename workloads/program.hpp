@@ -127,4 +127,8 @@ struct Program {
   PlacementMap placement() const { return PlacementMap(grid, placement_order, devices_per_node); }
 };
 
+// A Program of one collective of `bytes` (as Op::bytes) over the "data" axis of `grid`: collective
+// benchmarks (the seeds' library comparisons) and collective-cost tests.
+Program single_collective_program(Grid grid, int64_t devices_per_node, OpKind kind, double bytes);
+
 }  // namespace paratwin::workloads

@@ -547,7 +547,8 @@ TEST(MachineCatalog, MissingFile) {
   EXPECT_TRUE(rejects_file("/nonexistent/dir/machine.json", "/nonexistent/dir/machine.json", "cannot be opened"));
 }
 
-const std::vector<std::string> kBuiltins = {"alps", "frontier", "localhost", "perlmutter", "selene", "summit"};
+const std::vector<std::string> kBuiltins = {"alps",       "frontera", "frontier", "localhost",
+                                           "perlmutter", "selene",   "summit"};
 
 TEST(MachineCatalog, UnknownNameListsBuiltins) {
   try {

@@ -20,9 +20,13 @@ namespace {
 
 constexpr double kGBps = 1e9;
 
-// Full Frontier is used by several tests: build its Topology once.
+// Full Frontier with minimal routing is used by several tests: build its Topology once.
+Machine minimal_routing(Machine m) {
+  m.network.dragonfly.adaptive = false;
+  return m;
+}
 const Topology& frontier() {
-  static const Topology t(resolve_machine("frontier"));
+  static const Topology t(minimal_routing(resolve_machine("frontier")));
   return t;
 }
 
@@ -409,7 +413,7 @@ TEST(TopologyRings, SummitTwoRingsShareTheNodesNic) {
 }
 
 TEST(TopologyRings, PerlmutterTwoRingsUseSeparateNics) {
-  const Topology t(resolve_machine("perlmutter").slice(2));
+  const Topology t(minimal_routing(resolve_machine("perlmutter")).slice(2));
   const auto rings = interleaved_rings(4);
   const RingLoad a = t.rings({rings[0]}), both = t.rings(rings);
   EXPECT_TRUE(both.crosses_nodes);
@@ -470,6 +474,38 @@ TEST(TopologyRings, DegenerateRings) {
   EXPECT_EQ(single.max_flows_per_nic, 0);
   const RingLoad none = t.rings({});
   EXPECT_FALSE(none.crosses_nodes);
+}
+
+// Adaptive routing (the built-in Slingshot machines): a flow inside a group crosses its switches' local
+// aggregates, a flow between groups its groups' global aggregates, so ring neighbours that minimal
+// routing would pile onto one link share a switch's or a group's links.
+TEST(TopologyRoutes, FrontierAdaptiveRoutesUseTheAggregates) {
+  static const Topology t(resolve_machine("frontier"));
+  ASSERT_TRUE(t.machine().network.dragonfly.adaptive);
+  const Route same_group = t.route(device(t, 0, 0), device(t, 20, 0));
+  auto net = of_kind(t, same_group, ResourceKind::network);
+  ASSERT_EQ(net.size(), 2u);
+  EXPECT_EQ(t.resource_name(net[0]), "switch0:local-out");
+  EXPECT_EQ(t.resource_name(net[1]), "switch4:local-in");
+  EXPECT_DOUBLE_EQ(t.resource(net[0]).bandwidth, 31 * 25 * kGBps * 0.5);
+  EXPECT_EQ(same_group.switches, 2);
+  const Route other_group = t.route(device(t, 0, 0), device(t, 5 * 128 + 3, 0));
+  net = of_kind(t, other_group, ResourceKind::network);
+  ASSERT_EQ(net.size(), 2u);
+  EXPECT_EQ(t.resource_name(net[0]), "group0:global-out");
+  EXPECT_EQ(t.resource_name(net[1]), "group5:global-in");
+  EXPECT_DOUBLE_EQ(t.resource(net[0]).bandwidth, 73 * 4 * 25 * kGBps * 0.5);
+  EXPECT_EQ(other_group.switches, 4);
+  EXPECT_EQ(other_group.global_hops, 1);
+  for (const Route* r : {&same_group, &other_group})
+    EXPECT_NEAR(r->latency, expected_latency(t, *r), 1e-15);
+  // 16 nodes of one switch block each exchange with the node 16 further on (another switch): minimal
+  // routing puts the 16 flows of a direction on one local link; adaptive routing shares the switch's
+  // 31 local links (at half their bandwidth), just short of the 16 NICs' 25 GB/s.
+  std::vector<std::vector<int64_t>> pairs;
+  for (int64_t j = 0; j < 16; ++j) pairs.push_back({device(t, j, 0), device(t, j + 16, 0)});
+  EXPECT_DOUBLE_EQ(frontier().rings(pairs).bandwidth, 25 * kGBps / 16);
+  EXPECT_DOUBLE_EQ(t.rings(pairs).bandwidth, 31 * 25 * kGBps * 0.5 / 16);
 }
 
 }  // namespace

@@ -1,0 +1,159 @@
+#include "calibration/reference.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/json_reader.hpp"
+
+namespace paratwin::calibration {
+
+namespace {
+
+const char* kFormatDoc = "results/reference/README.md";
+
+constexpr std::array<Metric, 7> kMetrics = {Metric::percent_of_peak, Metric::iteration_s,     Metric::tflops_per_gpu,
+                                            Metric::pflops,          Metric::sequences_per_s, Metric::pipeline_phase_s,
+                                            Metric::speedup};
+
+bool is_machine_file(const std::string& ref) {
+  return ref.find('/') != std::string::npos || (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json");
+}
+
+ReferenceCollective read_collective(JsonReader c) {
+  ReferenceCollective out;
+  out.kind = c.choice("kind", {"all_gather", "reduce_scatter", "all_reduce"});
+  out.bytes = c.number("bytes", std::nullopt, 1, 1e15);
+  out.gpus = c.integer("gpus", std::nullopt, 2, int64_t{1} << 22);
+  const std::vector<std::string> libraries = {"nccl", "rccl", "cray-mpich", "mpi", "pccl"};
+  out.library = c.choice("library", libraries);
+  out.versus = c.choice("versus", libraries);
+  if (out.versus == out.library) c.fail("versus", "= \"" + out.versus + "\" is the library itself");
+  c.finish();
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(Metric m) {
+  switch (m) {
+    case Metric::percent_of_peak:
+      return "percent_of_peak";
+    case Metric::iteration_s:
+      return "iteration_s";
+    case Metric::tflops_per_gpu:
+      return "tflops_per_gpu";
+    case Metric::pflops:
+      return "pflops";
+    case Metric::sequences_per_s:
+      return "sequences_per_s";
+    case Metric::pipeline_phase_s:
+      return "pipeline_phase_s";
+    case Metric::speedup:
+      return "speedup";
+  }
+  return "?";
+}
+
+ReferenceSuite load_reference_suite(const std::string& path) {
+  const auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
+  ReferenceSuite s;
+  s.file = path;
+  try {
+    if (!doc.is_object()) throw InputError("", std::string("must be a JSON object (the format is in ") + kFormatDoc + ")");
+    JsonReader top(doc, "", kFormatDoc);
+    s.name = top.string("suite");
+    if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=
+                              std::string::npos)
+      top.fail("suite", "= \"" + s.name + "\": must be a non-empty name of letters, digits and '-'");
+    if (std::filesystem::path(path).stem().string() != s.name)
+      top.fail("suite", "= \"" + s.name + "\" must match the file name (" +
+                            std::filesystem::path(path).filename().string() + ")");
+    s.title = top.string("title");
+    {
+      JsonReader src = top.object("source");
+      s.seed = src.string("seed");
+      s.where = src.string("where");
+      src.finish();
+    }
+    std::vector<std::string> names;
+    for (const Metric m : kMetrics) names.emplace_back(to_string(m));
+    const std::string metric = top.choice("metric", names);
+    for (const Metric m : kMetrics)
+      if (metric == to_string(m)) s.metric = m;
+    s.units = top.string("units");
+    s.held_fixed = top.string("held_fixed");
+    s.assumptions = top.string("assumptions");
+    s.end_to_end = top.boolean("end_to_end");
+    const auto folder = std::filesystem::path(path).parent_path();
+    std::set<std::string> labels;
+    for (auto& p : top.objects("points")) {
+      ReferencePoint point;
+      point.label = p.string("label");
+      if (point.label.empty() || !labels.insert(point.label).second)
+        p.fail("label", "= \"" + point.label + "\": labels must be non-empty and unique within the suite");
+      point.published = p.number("published", std::nullopt, 1e-12, 1e15);
+      if (p.has("range")) {
+        const auto r = p.number_list("range", 1e-12, 1e15);
+        if (r.size() != 2 || r[0] > r[1]) p.fail("range", "must be [low, high] with low <= high");
+        point.range = std::array<double, 2>{r[0], r[1]};
+        if (point.published < r[0] || point.published > r[1])
+          p.fail("published", "must lie inside range (its midpoint, by convention)");
+      }
+      point.where = p.string("where");
+      point.note = p.string("note", "");
+      if (s.metric == Metric::speedup) {
+        point.collective = read_collective(p.object("collective"));
+        if (p.has("workload")) p.fail("workload", "a speedup point times one collective: give no workload");
+        point.machine = p.string("machine");
+      } else {
+        if (p.has("collective")) p.fail("collective", "only metric \"speedup\" points time one collective");
+        const std::string file = p.string("workload");
+        point.workload = (folder / file).lexically_normal().string();
+        if (!std::filesystem::exists(point.workload))
+          p.fail("workload", "= \"" + file + "\": no such file (" + point.workload + ")");
+        point.machine = p.string("machine");
+      }
+      if (is_machine_file(point.machine)) {
+        const std::string file = point.machine;
+        point.machine = (folder / file).lexically_normal().string();
+        if (!std::filesystem::exists(point.machine))
+          p.fail("machine", "= \"" + file + "\": no such file (" + point.machine + ")");
+      }
+      p.finish();
+      s.points.push_back(std::move(point));
+    }
+    if (s.points.empty()) top.fail("points", "must list at least one point");
+    top.finish();
+  } catch (const InputError& e) {
+    throw InputError(path, e.what());
+  }
+  return s;
+}
+
+std::vector<ReferenceSuite> load_reference_dir(const std::string& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw InputError(dir, "is not a folder of reference suites (run from the repository root, or give --reference)");
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError(dir, "holds no reference suite (*.json)");
+  std::vector<ReferenceSuite> suites;
+  for (const auto& f : files) suites.push_back(load_reference_suite(f));
+  return suites;
+}
+
+double relative_error(const ReferencePoint& point, double predicted) {
+  if (point.range) {
+    const auto [lo, hi] = *point.range;
+    if (predicted < lo) return (predicted - lo) / lo;
+    if (predicted > hi) return (predicted - hi) / hi;
+    return 0;
+  }
+  return (predicted - point.published) / point.published;
+}
+
+}  // namespace paratwin::calibration

@@ -1,0 +1,50 @@
+#pragma once
+// The seeds' published measurements (results/reference/*.json, format in results/reference/README.md)
+// and how a prediction is scored against them.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paratwin::calibration {
+
+// What a suite's `published` values measure; see results/reference/README.md for how each is predicted.
+enum class Metric { percent_of_peak, iteration_s, tflops_per_gpu, pflops, sequences_per_s, pipeline_phase_s, speedup };
+const char* to_string(Metric m);
+
+struct ReferenceCollective {
+  std::string kind;  // workloads::to_string of an OpKind: all_gather, reduce_scatter, all_reduce
+  double bytes = 0;  // per process: output buffer (all-gather), input buffer (others)
+  int64_t gpus = 0;
+  std::string library, versus;
+};
+
+struct ReferencePoint {
+  std::string label;
+  std::string workload;  // resolved path; empty for collective points
+  std::string machine;   // built-in name, or a machine file path resolved against the reference file
+  double published = 0;
+  std::optional<std::array<double, 2>> range;  // published as "low-high"
+  std::string where, note;
+  std::optional<ReferenceCollective> collective;
+};
+
+struct ReferenceSuite {
+  std::string file;
+  std::string name, title, seed, where, units, held_fixed, assumptions;
+  Metric metric = Metric::percent_of_peak;
+  bool end_to_end = true;
+  std::vector<ReferencePoint> points;
+};
+
+// Throws InputError naming the file and JSON path (unknown keys, missing files, bad values).
+ReferenceSuite load_reference_suite(const std::string& path);
+// Every *.json of `dir`, ordered by file name; suite names must be unique and match their files.
+std::vector<ReferenceSuite> load_reference_dir(const std::string& dir);
+
+// Relative error of a prediction: (predicted − published) / published, or for a range the distance to
+// its nearest end over that end (0 inside).
+double relative_error(const ReferencePoint& point, double predicted);
+
+}  // namespace paratwin::calibration

@@ -1,0 +1,255 @@
+#include "calibration/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/json_reader.hpp"
+#include "common/report_text.hpp"
+
+namespace paratwin::calibration {
+
+namespace {
+
+std::string num(double v) { return formatted(v, "%.4g"); }
+std::string pct(double v) { return formatted(100 * v, "%+.1f"); }
+
+std::string published_text(const ReferencePoint& p) {
+  return p.range ? num((*p.range)[0]) + "–" + num((*p.range)[1]) : num(p.published);
+}
+
+}  // namespace
+
+ErrorStats error_stats(const std::vector<const ValidationRow*>& rows) {
+  ErrorStats s;
+  double sum = 0;
+  for (const auto* r : rows) {
+    if (!r->predicted) {
+      ++s.failed;
+      continue;
+    }
+    ++s.points;
+    const double e = std::fabs(r->relative_error());
+    sum += e;
+    s.max_abs = std::max(s.max_abs, e);
+  }
+  s.mean_abs = s.points > 0 ? sum / static_cast<double>(s.points) : 0;
+  return s;
+}
+
+std::string validation_csv(const std::vector<ValidationRow>& rows) {
+  std::ostringstream o;
+  o << "suite,label,machine,gpus,metric,end_to_end,published,range_low,range_high,model,predicted,error_percent,"
+       "iteration_s,configuration,fits,error\n";
+  for (const auto& r : rows) {
+    const auto& p = *r.point;
+    o << csv_field(r.suite->name) << ',' << csv_field(p.label) << ',' << csv_field(p.machine) << ',' << r.gpus << ','
+      << to_string(r.suite->metric) << ',' << (r.suite->end_to_end ? "true" : "false") << ','
+      << fixed_number(p.published) << ',' << (p.range ? fixed_number((*p.range)[0]) : "") << ','
+      << (p.range ? fixed_number((*p.range)[1]) : "") << ',' << r.model << ','
+      << (r.predicted ? fixed_number(*r.predicted) : "") << ','
+      << (r.predicted ? formatted(100 * r.relative_error(), "%.2f") : "") << ','
+      << (r.predicted ? fixed_number(r.iteration) : "") << ',' << csv_field(r.configuration) << ','
+      << (r.fits ? "true" : "false") << ',' << csv_field(r.error) << '\n';
+  }
+  return o.str();
+}
+
+std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows,
+                                const std::string& command) {
+  std::ostringstream md;
+  md << "# Predicted versus published\n\nEvery point the seeds publish (`results/reference/`), predicted by paratwin. "
+        "Regenerate with one command from the repository root:\n\n```\n"
+     << command << "\n```\n\n";
+  std::vector<const ValidationRow*> e2e, other;
+  for (const auto& r : rows) (r.suite->end_to_end ? e2e : other).push_back(&r);
+  const auto headline = [&](const char* what, const std::vector<const ValidationRow*>& set) {
+    const auto s = error_stats(set);
+    md << "| " << what << " | " << s.points << " | " << s.failed << " | " << formatted(100 * s.mean_abs, "%.1f")
+       << " % | " << formatted(100 * s.max_abs, "%.1f") << " % |\n";
+  };
+  md << "| points | predicted | failed | mean absolute error | max absolute error |\n|---|---:|---:|---:|---:|\n";
+  headline("end-to-end (% of peak, time or throughput per iteration)", e2e);
+  headline("phases and collective speedups", other);
+  md << "\nError = (predicted − published) / published; for a published range, the distance to its nearest end. "
+        "Each suite has one machine; its `assumptions` say what the seed does not publish.\n\n";
+  md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
+  for (const auto& suite : suites) {
+    std::vector<const ValidationRow*> set;
+    for (const auto& r : rows)
+      if (r.suite == &suite) set.push_back(&r);
+    if (set.empty()) continue;
+    const auto s = error_stats(set);
+    md << "| [" << suite.name << "](#" << suite.name << ") | " << to_string(suite.metric) << " | " << s.points
+       << (s.failed ? " (+" + std::to_string(s.failed) + " failed)" : "") << " | "
+       << formatted(100 * s.mean_abs, "%.1f") << " % | " << formatted(100 * s.max_abs, "%.1f") << " % |\n";
+  }
+  for (const auto& suite : suites) {
+    std::vector<const ValidationRow*> set;
+    for (const auto& r : rows)
+      if (r.suite == &suite) set.push_back(&r);
+    if (set.empty()) continue;
+    md << "\n## " << suite.name << "\n\n" << suite.title << " — seed `" << suite.seed << "`, " << suite.where
+       << ". Units: " << suite.units << ".\n\n";
+    if (!suite.assumptions.empty()) md << "Assumed: " << suite.assumptions << "\n\n";
+    md << "![" << suite.name << "](" << suite.name << ".svg)\n\n";
+    md << "| point | GPUs | configuration | published | predicted | error | model |\n"
+          "|---|---:|---|---:|---:|---:|---|\n";
+    for (const auto* r : set) {
+      md << "| " << r->point->label << " | " << r->gpus << " | " << r->configuration << " | "
+         << published_text(*r->point) << " | " << (r->predicted ? num(*r->predicted) : "failed: " + r->error)
+         << (r->fits ? "" : " (does not fit)") << " | " << (r->predicted ? pct(r->relative_error()) + " %" : "")
+         << " | " << r->model << " |\n";
+    }
+  }
+  return md.str();
+}
+
+std::string suite_plot_script(const ReferenceSuite& suite, const std::vector<const ValidationRow*>& rows,
+                              const std::string& output) {
+  std::ostringstream gp;
+  gp << "set terminal svg size 760,460 dynamic font 'sans,11'\nset output " << gp_string(output) << "\n";
+  gp << "set title " << gp_string(suite.name + ": " + suite.title) << " noenhanced\nset key top left\nset grid\n";
+  std::set<int64_t> gpus;
+  double lo = 1e300, hi = 0;
+  for (const auto* r : rows) {
+    gpus.insert(r->gpus);
+    lo = std::min(lo, r->point->range ? (*r->point->range)[0] : r->point->published);
+    hi = std::max(hi, r->point->range ? (*r->point->range)[1] : r->point->published);
+    if (r->predicted) {
+      lo = std::min(lo, *r->predicted);
+      hi = std::max(hi, *r->predicted);
+    }
+  }
+  // One point per GPU count: a scaling curve. Otherwise (several configurations or collectives at one
+  // count) predicted against published, with the ±15 % band around the diagonal.
+  const bool curve = gpus.size() == rows.size() && gpus.size() > 1;
+  gp << "$data << EOD\n";
+  for (const auto* r : rows) {
+    const auto& p = *r->point;
+    gp << (curve ? std::to_string(r->gpus) : fixed_number(p.published)) << ' ' << fixed_number(p.published) << ' '
+       << fixed_number(p.range ? (*p.range)[0] : p.published) << ' '
+       << fixed_number(p.range ? (*p.range)[1] : p.published) << ' '
+       << (r->predicted ? fixed_number(*r->predicted) : "NaN") << '\n';
+  }
+  gp << "EOD\n";
+  if (curve) {
+    gp << "set xlabel 'GPUs'\nset logscale x 2\nset ylabel " << gp_string(to_string(suite.metric)) << " noenhanced\n";
+    gp << "plot $data using 1:2:3:4 with yerrorlines lw 2 title 'published', "
+          "$data using 1:5 with linespoints lw 2 pt 7 title 'paratwin'\n";
+  } else {
+    const bool log = hi > 10 * lo;
+    if (log) gp << "set logscale xy\n";
+    const double a = log ? lo / 1.5 : 0, b = hi * 1.15;
+    gp << "set xrange [" << a << ":" << b << "]\nset yrange [" << a << ":" << b << "]\nset size square\n";
+    gp << "set xlabel " << gp_string("published " + std::string(to_string(suite.metric))) << " noenhanced\n";
+    gp << "set ylabel " << gp_string("predicted " + std::string(to_string(suite.metric))) << " noenhanced\n";
+    gp << "set key bottom right\n";
+    gp << "plot x with lines lc 'gray' title 'predicted = published', 1.15*x with lines dt 2 lc 'gray' title "
+          "'±15 %', 0.85*x with lines dt 2 lc 'gray' notitle, "
+          "$data using 2:5:3:4 with xerrorbars pt 7 lw 2 title 'points (bars: published range)'\n";
+  }
+  return gp.str();
+}
+
+std::string baseline_json(const Baseline& b) {
+  nlohmann::json j;
+  j["suite"] = b.suite;
+  j["metric"] = b.metric;
+  j["points"] = nlohmann::json::array();
+  for (const auto& p : b.points) {
+    nlohmann::json point = {{"label", p.label}, {"model", p.model}, {"gpus", p.gpus}};
+    if (p.value) point["value"] = std::stod(fixed_number(*p.value));  // 6 digits: stable across builds
+    j["points"].push_back(point);
+  }
+  return j.dump(2) + "\n";
+}
+
+Baseline parse_baseline(const std::string& text, const std::string& source) {
+  const auto doc = parse_json<InputError>(text, source);
+  Baseline b;
+  try {
+    if (!doc.is_object()) throw InputError("", "must be a JSON object");
+    JsonReader top(doc, "");
+    b.suite = top.string("suite");
+    b.metric = top.string("metric");
+    for (auto& p : top.objects("points")) {
+      BaselinePoint point;
+      point.label = p.string("label");
+      point.model = p.choice("model", {"analytical", "simulate"});
+      point.gpus = p.integer("gpus", std::nullopt, 1, int64_t{1} << 22);
+      if (p.has("value")) point.value = p.number("value");  // absent: the prediction failed
+      p.finish();
+      b.points.push_back(std::move(point));
+    }
+    top.finish();
+  } catch (const InputError& e) {
+    throw InputError(source, e.what());
+  }
+  return b;
+}
+
+std::vector<BaselineChange> compare_baselines(const Baseline& before, const Baseline& after, double tolerance) {
+  std::map<std::pair<std::string, std::string>, const BaselinePoint*> old;
+  for (const auto& p : before.points) old[{p.label, p.model}] = &p;
+  std::vector<BaselineChange> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& p : after.points) {
+    BaselineChange c;
+    c.suite = after.suite;
+    c.label = p.label;
+    c.model = p.model;
+    c.gpus = p.gpus;
+    c.after = p.value;
+    const auto it = old.find({p.label, p.model});
+    seen.insert({p.label, p.model});
+    if (it == old.end()) {
+      c.beyond = true;  // new point
+    } else {
+      c.before = it->second->value;
+      if (c.before && c.after) {
+        c.change = (*c.after - *c.before) / *c.before;
+        c.beyond = std::fabs(c.change) > tolerance;
+      } else {
+        c.beyond = c.before.has_value() != c.after.has_value();
+      }
+    }
+    out.push_back(c);
+  }
+  for (const auto& p : before.points)
+    if (!seen.count({p.label, p.model})) {
+      BaselineChange c;
+      c.suite = before.suite;
+      c.label = p.label;
+      c.model = p.model;
+      c.gpus = p.gpus;
+      c.before = p.value;
+      c.beyond = true;  // removed
+      out.push_back(c);
+    }
+  return out;
+}
+
+std::string changes_table(const std::vector<BaselineChange>& changes, bool beyond_only) {
+  std::ostringstream o;
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-26s %-44s %-10s %7s %12s %12s %9s\n", "suite", "point", "model", "GPUs",
+                "baseline", "now", "change");
+  o << line;
+  for (const auto& c : changes) {
+    if (beyond_only && !c.beyond) continue;
+    const std::string before = c.before ? num(*c.before) : "—", after = c.after ? num(*c.after) : "—";
+    const std::string change = c.before && c.after ? pct(c.change) + " %" : (c.before ? "removed" : "added");
+    std::snprintf(line, sizeof line, "  %-26s %-44s %-10s %7lld %12s %12s %9s%s\n", c.suite.c_str(),
+                  c.label.substr(0, 44).c_str(), c.model.c_str(), static_cast<long long>(c.gpus), before.c_str(),
+                  after.c_str(), change.c_str(), c.beyond ? "  <--" : "");
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace paratwin::calibration

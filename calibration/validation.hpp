@@ -1,0 +1,68 @@
+#pragma once
+// Predicted versus published (`paratwin validate`) and the regression baselines of predicted scaling
+// (`paratwin baseline`): the rows, their statistics, the reports and the baseline files.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibration/reference.hpp"
+
+namespace paratwin::calibration {
+
+struct ValidationRow {
+  const ReferenceSuite* suite = nullptr;
+  const ReferencePoint* point = nullptr;
+  std::string model;                 // "analytical" or "simulate"
+  std::optional<double> predicted;   // in the suite's metric; none when the prediction failed
+  double iteration = 0;              // predicted seconds per iteration (one collective for speedups)
+  int64_t gpus = 0;
+  std::string configuration;
+  bool fits = true;                  // in device memory, as paratwin models it
+  std::string error;                 // why there is no prediction
+  double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
+};
+
+struct ErrorStats {
+  size_t points = 0, failed = 0;
+  double mean_abs = 0, max_abs = 0;  // of the relative errors of the predicted points
+};
+ErrorStats error_stats(const std::vector<const ValidationRow*>& rows);
+
+// validation.csv: one line per row, every number as printed in the tables.
+std::string validation_csv(const std::vector<ValidationRow>& rows);
+// README.md of results/validation: the headline errors, then one table per suite with its provenance.
+std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows,
+                                const std::string& command);
+// A gnuplot script drawing a suite's published and predicted values against the GPU count into `output`
+// (svg); the data is inline.
+std::string suite_plot_script(const ReferenceSuite& suite, const std::vector<const ValidationRow*>& rows,
+                              const std::string& output);
+
+// A baseline: the predicted values of one suite's points, by model, as committed in results/baselines.
+struct BaselinePoint {
+  std::string label, model;
+  int64_t gpus = 0;
+  std::optional<double> value;  // none: the prediction failed (and is expected to)
+};
+struct Baseline {
+  std::string suite, metric;
+  std::vector<BaselinePoint> points;
+};
+std::string baseline_json(const Baseline& b);
+// Throws InputError naming `source` and the JSON path.
+Baseline parse_baseline(const std::string& text, const std::string& source);
+
+struct BaselineChange {
+  std::string suite, label, model;
+  int64_t gpus = 0;
+  std::optional<double> before, after;
+  double change = 0;    // relative, (after − before) / before; 0 when either is missing
+  bool beyond = false;  // moved more than the tolerance, appeared, disappeared, or started/stopped failing
+};
+// Every point of either, matched by label and model, in `after`'s order then the removed ones.
+std::vector<BaselineChange> compare_baselines(const Baseline& before, const Baseline& after, double tolerance);
+// A fixed-width table of the changes (those beyond the tolerance only, when `beyond_only`).
+std::string changes_table(const std::vector<BaselineChange>& changes, bool beyond_only);
+
+}  // namespace paratwin::calibration

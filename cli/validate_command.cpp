@@ -1,0 +1,300 @@
+// `paratwin validate`: predicts every published point of the seeds (results/reference) and reports the
+// errors. `paratwin baseline check|update`: the regression baselines of predicted scaling.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "calibration/validation.hpp"
+#include "cli/child_process.hpp"
+#include "cli/commands.hpp"
+#include "cli/validate_predict.hpp"
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/report_text.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using calibration::ReferenceSuite;
+using calibration::ValidationRow;
+
+struct CommonArgs {
+  std::string reference = "results/reference";
+  std::vector<std::string> suites;
+  std::string machines;
+  int jobs = 2;
+};
+
+void add_common(CLI::App* cmd, CommonArgs& a) {
+  cmd->add_option("--suite", a.suites, "only this reference suite (repeatable; default: every suite)");
+  cmd->add_option("--reference", a.reference, "folder of reference suites (format: results/reference/README.md)");
+  cmd->add_option("--machines", a.machines,
+                  "folder of machine files that replace built-in machines of the same name (NAME.json): what-if "
+                  "studies");
+  cmd->add_option("--jobs,-j", a.jobs, "points predicted at once (child processes)")->check(CLI::Range(1, 4096));
+}
+
+std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
+  auto all = calibration::load_reference_dir(a.reference);
+  if (!a.machines.empty() && !fs::is_directory(a.machines))
+    throw InputError("--machines", "= " + a.machines + " is not a folder");
+  if (a.suites.empty()) return all;
+  std::vector<ReferenceSuite> out;
+  for (const auto& name : a.suites) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& s) { return s.name == name; });
+    if (it == all.end()) {
+      std::string names;
+      for (const auto& s : all) names += (names.empty() ? "" : ", ") + s.name;
+      throw InputError("--suite", "= " + name + ": no such suite in " + a.reference + " (" + names + ")");
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+// GPUs of a point: the collective's, or the workload's ranks (0 when the workload cannot be read: its
+// prediction then fails with the reader's message).
+int64_t point_gpus(const calibration::ReferencePoint& p) {
+  if (p.collective) return p.collective->gpus;
+  try {
+    return workloads::load_workload_file(p.workload).total_ranks();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const std::vector<PredictionTask>& tasks,
+                                   const std::vector<nlohmann::json>& predictions) {
+  std::vector<ValidationRow> rows;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& t = tasks[i];
+    const auto& p = predictions[i];
+    ValidationRow r;
+    r.suite = &suites[t.suite];
+    r.point = &suites[t.suite].points[t.point];
+    r.model = t.model;
+    r.gpus = point_gpus(*r.point);
+    r.configuration = p.value("configuration", "");
+    r.fits = p.value("fits", true);
+    if (p["status"] == "ok" && p["value"].is_number()) {
+      r.predicted = p["value"].get<double>();
+      r.iteration = p["iteration_s"].get<double>();
+    } else {
+      r.error = p.value("error", "failed");
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows) {
+  for (const auto& suite : suites) {
+    std::vector<const ValidationRow*> set;
+    for (const auto& r : rows)
+      if (r.suite == &suite) set.push_back(&r);
+    std::printf("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.seed.c_str(),
+                suite.where.c_str(), calibration::to_string(suite.metric));
+    std::printf("  %-44s %7s %-10s %12s %12s %9s\n", "point", "GPUs", "model", "published", "predicted", "error");
+    for (const auto* r : set) {
+      const auto& p = *r->point;
+      const std::string published =
+          p.range ? formatted((*p.range)[0], "%.4g") + "-" + formatted((*p.range)[1], "%.4g") : formatted(p.published, "%.4g");
+      if (r->predicted)
+        std::printf("  %-44s %7lld %-10s %12s %12s %8s%%%s\n", p.label.substr(0, 44).c_str(),
+                    static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(),
+                    formatted(*r->predicted, "%.4g").c_str(), formatted(100 * r->relative_error(), "%+.1f").c_str(),
+                    r->fits ? "" : "  (does not fit in memory)");
+      else
+        std::printf("  %-44s %7lld %-10s %12s %12s  %s\n", p.label.substr(0, 44).c_str(),
+                    static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(), "failed", r->error.c_str());
+    }
+    const auto s = calibration::error_stats(set);
+    std::printf("  suite: %zu points, mean |error| %.1f %%, max %.1f %%%s\n", s.points, 100 * s.mean_abs,
+                100 * s.max_abs, s.failed ? (", " + std::to_string(s.failed) + " failed").c_str() : "");
+  }
+  std::vector<const ValidationRow*> e2e, other;
+  for (const auto& r : rows) (r.suite->end_to_end ? e2e : other).push_back(&r);
+  const auto a = calibration::error_stats(e2e), b = calibration::error_stats(other);
+  std::printf("\nend-to-end points (%% of peak, time or throughput per iteration): %zu, mean |error| %.1f %%, max %.1f %%\n",
+              a.points, 100 * a.mean_abs, 100 * a.max_abs);
+  if (b.points + b.failed > 0)
+    std::printf("phases and collective speedups: %zu, mean |error| %.1f %%, max %.1f %%\n", b.points,
+                100 * b.mean_abs, 100 * b.max_abs);
+}
+
+struct ValidateArgs {
+  CommonArgs common;
+  std::string out = "results/validation";
+  std::string model = "auto";
+  int64_t simulate_up_to = 64;
+  std::string plots = "svg";
+};
+
+int run_validate(const ValidateArgs& a) {
+  const auto suites = selected_suites(a.common);
+  std::vector<PredictionTask> tasks;
+  for (size_t s = 0; s < suites.size(); ++s)
+    for (size_t p = 0; p < suites[s].points.size(); ++p) {
+      std::string model = a.model;
+      if (model == "auto") model = point_gpus(suites[s].points[p]) <= a.simulate_up_to ? "simulate" : "analytical";
+      tasks.push_back({s, p, model});
+    }
+  PredictOptions options;
+  options.machines = a.common.machines;
+  options.jobs = a.common.jobs;
+  options.progress = isatty(STDERR_FILENO) != 0;
+  std::fprintf(stderr, "paratwin validate: %zu points of %zu suites\n", tasks.size(), suites.size());
+  const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
+  print_rows(suites, rows);
+
+  fs::create_directories(a.out);
+  std::string command = "paratwin validate";
+  for (const auto& s : a.common.suites) command += " --suite " + s;
+  if (a.model != "auto") command += " --model " + a.model;
+  if (a.model == "auto" && a.simulate_up_to != 64) command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
+  if (a.out != "results/validation") command += " --out " + a.out;
+  write_file_atomically((fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows));
+  write_file_atomically((fs::path(a.out) / "README.md").string(),
+                        calibration::validation_markdown(suites, rows, command));
+  if (a.plots == "svg") {
+    for (const auto& suite : suites) {
+      std::vector<const ValidationRow*> set;
+      for (const auto& r : rows)
+        if (r.suite == &suite) set.push_back(&r);
+      write_file_atomically((fs::path(a.out) / (suite.name + ".gp")).string(),
+                            calibration::suite_plot_script(suite, set, suite.name + ".svg"));
+      const std::string why = run_gnuplot(a.out, suite.name + ".gp");
+      if (!why.empty()) {
+        std::fprintf(stderr, "paratwin: no plots: %s\n", why.c_str());
+        break;
+      }
+    }
+  }
+  std::printf("\nwrote %s/validation.csv and README.md%s\n", a.out.c_str(), a.plots == "svg" ? " and one plot per suite" : "");
+  for (const auto& r : rows)
+    if (!r.predicted) return 1;
+  return 0;
+}
+
+struct BaselineArgs {
+  CommonArgs common;
+  std::string baselines = "results/baselines";
+  double tolerance_percent = 1.0;
+  int64_t simulate_up_to = 64;
+  bool update = false;
+};
+
+int run_baseline(const BaselineArgs& a) {
+  const auto suites = selected_suites(a.common);
+  std::vector<PredictionTask> tasks;
+  for (size_t s = 0; s < suites.size(); ++s)
+    for (size_t p = 0; p < suites[s].points.size(); ++p) {
+      tasks.push_back({s, p, "analytical"});
+      const int64_t gpus = point_gpus(suites[s].points[p]);
+      if (gpus > 0 && gpus <= a.simulate_up_to) tasks.push_back({s, p, "simulate"});
+    }
+  PredictOptions options;
+  options.machines = a.common.machines;
+  options.jobs = a.common.jobs;
+  options.progress = isatty(STDERR_FILENO) != 0;
+  std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suites\n", tasks.size(), suites.size());
+  const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
+
+  const double tolerance = a.tolerance_percent / 100;
+  std::vector<calibration::BaselineChange> all;
+  std::map<std::string, calibration::Baseline> now;
+  for (const auto& suite : suites) now[suite.name] = {suite.name, calibration::to_string(suite.metric), {}};
+  for (const auto& r : rows) now[r.suite->name].points.push_back({r.point->label, r.model, r.gpus, r.predicted});
+  if (a.update) fs::create_directories(a.baselines);
+  for (const auto& suite : suites) {
+    const auto path = (fs::path(a.baselines) / (suite.name + ".json")).string();
+    calibration::Baseline before{suite.name, calibration::to_string(suite.metric), {}};
+    if (fs::exists(path)) {
+      before = calibration::parse_baseline(read_text_file<InputError>(path), path);
+    } else if (!a.update) {
+      throw InputError(path, "no baseline for suite " + suite.name + ": run `paratwin baseline update` and commit it");
+    }
+    for (auto& c : calibration::compare_baselines(before, now[suite.name], tolerance)) all.push_back(c);
+    if (a.update) write_file_atomically(path, calibration::baseline_json(now[suite.name]));
+  }
+  const auto moved = std::count_if(all.begin(), all.end(), [](const auto& c) { return c.beyond; });
+  if (a.update) {
+    std::vector<calibration::BaselineChange> changed;
+    for (const auto& c : all)
+      if (c.beyond || c.change != 0) changed.push_back(c);
+    if (changed.empty())
+      std::printf("baselines unchanged: %zu points of %zu suites in %s\n", all.size(), suites.size(),
+                  a.baselines.c_str());
+    else
+      std::printf("rewrote %s: %zu of %zu points changed (%lld beyond %.3g %%):\n%s", a.baselines.c_str(),
+                  changed.size(), all.size(), static_cast<long long>(moved), a.tolerance_percent,
+                  calibration::changes_table(changed, false).c_str());
+    return 0;
+  }
+  if (moved == 0) {
+    std::printf("baselines hold: %zu points of %zu suites within %.3g %% of %s\n", all.size(), suites.size(),
+                a.tolerance_percent, a.baselines.c_str());
+    return 0;
+  }
+  std::printf("baselines moved: %lld of %zu points beyond %.3g %% of %s\n%s"
+              "If the change is intended, run `paratwin baseline update` and commit %s with it.\n",
+              static_cast<long long>(moved), all.size(), a.tolerance_percent, a.baselines.c_str(),
+              calibration::changes_table(all, true).c_str(), a.baselines.c_str());
+  return 1;
+}
+
+}  // namespace
+
+Action add_validate_command(CLI::App& app) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Predict every measurement the seeds publish (results/reference) and compare: per point and per suite the "
+      "published and predicted values and the error, then the mean and max absolute error. Writes validation.csv, "
+      "README.md and one plot per suite to --out. Exit status 1 when a point could not be predicted.");
+  add_common(cmd, a->common);
+  cmd->add_option("--out,-o", a->out, "output folder (default: results/validation)");
+  cmd->add_option("--model", a->model,
+                  "analytical (closed form), simulate (SimGrid, fast fidelity) or auto: simulate up to "
+                  "--simulate-up-to GPUs, analytical beyond (default)")
+      ->check(CLI::IsMember({"analytical", "simulate", "auto"}));
+  cmd->add_option("--simulate-up-to", a->simulate_up_to, "auto: the largest point simulated with SimGrid (default 64)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
+  cmd->add_option("--plots", a->plots, "svg or none")->check(CLI::IsMember({"svg", "none"}));
+  return [a] { return run_validate(*a); };
+}
+
+Action add_baseline_command(CLI::App& app) {
+  auto a = std::make_shared<BaselineArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "baseline",
+      "Regression baselines of predicted scaling (results/baselines): every reference point predicted by the "
+      "analytical model, and by SimGrid (fast fidelity) up to --simulate-up-to GPUs. `check` fails (exit 1) with "
+      "a table of the points that moved beyond the tolerance; `update` rewrites the files and prints what changed.");
+  cmd->require_subcommand(1);
+  for (const char* name : {"check", "update"}) {
+    CLI::App* sub = cmd->add_subcommand(name, std::string(name) == std::string("check")
+                                                  ? "re-predict and compare with the committed baselines"
+                                                  : "re-predict and rewrite the baselines, printing the changes");
+    add_common(sub, a->common);
+    sub->add_option("--baselines", a->baselines, "baseline folder (default: results/baselines)");
+    sub->add_option("--tolerance", a->tolerance_percent, "relative change allowed, percent (default 1)")
+        ->check(CLI::Range(0.0, 1000.0));
+    sub->add_option("--simulate-up-to", a->simulate_up_to,
+                    "the largest point also simulated with SimGrid (default 64)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
+    if (std::string(name) == "update") sub->callback([a] { a->update = true; });
+  }
+  return [a] { return run_baseline(*a); };
+}
+
+}  // namespace paratwin::cli

@@ -1,0 +1,217 @@
+#include "cli/validate_predict.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+
+#include "cli/simulation_run.hpp"
+#include "cli/sweep_children.hpp"
+#include "cli/sweep_point.hpp"
+#include "sim/analytical_collectives.hpp"
+#include "sim/analytical_model.hpp"
+#include "sim/engine.hpp"
+#include "topology/machine.hpp"
+#include "topology/platform.hpp"
+#include "topology/topology.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::cli {
+
+namespace {
+
+using calibration::Metric;
+using calibration::ReferencePoint;
+using calibration::ReferenceSuite;
+
+topology::Topology sliced_topology(const topology::Machine& machine, int64_t gpus, const std::string& library) {
+  const int64_t per_node = machine.devices_per_node();
+  const int64_t nodes = (gpus + per_node - 1) / per_node;
+  if (nodes > machine.network.nodes)
+    throw std::invalid_argument(std::to_string(gpus) + " GPUs exceed " + machine.name + "'s " +
+                                std::to_string(machine.total_devices()) + " devices");
+  topology::TopologyOptions options;
+  options.one_nic_per_node = library == "cray-mpich";
+  return topology::Topology(machine.slice(nodes), options);
+}
+
+workloads::OpKind op_kind(const std::string& name) {
+  for (const auto k : {workloads::OpKind::all_gather, workloads::OpKind::reduce_scatter, workloads::OpKind::all_reduce})
+    if (name == workloads::to_string(k)) return k;
+  throw std::invalid_argument("unknown collective kind " + name);
+}
+
+// Seconds of one collective of the point with `library`, SimGrid or closed form.
+double collective_seconds(const calibration::ReferenceCollective& c, const topology::Machine& machine,
+                          const std::string& library, const std::string& model) {
+  const auto topology = sliced_topology(machine, c.gpus, library);
+  const auto program = workloads::single_collective_program(workloads::Grid({{"pipe", 1}, {"data", c.gpus}}),
+                                                            machine.devices_per_node(), op_kind(c.kind), c.bytes);
+  if (model == "analytical") {
+    sim::CollectiveTimes times(topology, library, true);
+    return times.seconds(program, program.placement(), 0, op_kind(c.kind), program.grid.mask("data"), c.bytes, 0);
+  }
+  int sg_argc = 2;
+  char arg0[] = "paratwin";
+  char arg1[] = "--log=root.thresh:warning";
+  char* sg_argv[] = {arg0, arg1, nullptr};
+  simgrid::s4u::Engine engine(&sg_argc, sg_argv);
+  topology::configure_engine(engine);
+  sim::SimOptions options;
+  options.library = library;
+  options.fidelity = sim::Fidelity::fast;
+  return sim::simulate(program, topology, options).iteration_time;
+}
+
+double from_estimate(Metric metric, const sim::AnalyticalEstimate& e, const workloads::Workload& w) {
+  const double ranks = static_cast<double>(w.total_ranks());
+  switch (metric) {
+    case Metric::percent_of_peak:
+      return e.percent_of_peak;
+    case Metric::iteration_s:
+      return e.iteration;
+    case Metric::tflops_per_gpu:
+      return e.model_flops / e.iteration / ranks / 1e12;
+    case Metric::pflops:
+      return e.model_flops / e.iteration / 1e15;
+    case Metric::sequences_per_s:
+      return static_cast<double>(w.training.global_batch) / e.iteration;
+    case Metric::pipeline_phase_s: {
+      double data = 0;
+      for (const auto& c : e.collectives)
+        if (c.group == "data") data += c.exposed;
+      return e.iteration - data;
+    }
+    case Metric::speedup:
+      break;
+  }
+  throw std::logic_error("metric without a workload estimate");
+}
+
+double from_summary(Metric metric, const nlohmann::json& s, const workloads::Workload& w) {
+  const double iteration = s["iteration_seconds"].get<double>();
+  switch (metric) {
+    case Metric::percent_of_peak:
+      return s["percent_of_peak"].get<double>();
+    case Metric::iteration_s:
+      return iteration;
+    case Metric::tflops_per_gpu:
+      return s["model_tflops_per_device"].get<double>();
+    case Metric::pflops:
+      return s["model_tflops_per_device"].get<double>() * static_cast<double>(w.total_ranks()) / 1e3;
+    case Metric::sequences_per_s:
+      return static_cast<double>(w.training.global_batch) / iteration;
+    case Metric::pipeline_phase_s: {
+      double data = 0;
+      if (s.contains("collectives"))
+        for (const auto& c : s["collectives"])
+          if (c["group"] == "data") data += c["exposed_seconds"].get<double>();
+      return iteration - data;
+    }
+    case Metric::speedup:
+      break;
+  }
+  throw std::logic_error("metric without a simulation summary");
+}
+
+nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
+                           const PredictOptions& options) {
+  nlohmann::json row = {{"model", model},         {"value", nullptr}, {"iteration_s", nullptr},
+                        {"configuration", ""},    {"fits", true},     {"status", "ok"},
+                        {"error", ""}};
+  try {
+    const std::string machine_ref = machine_reference(point.machine, options);
+    const auto machine = topology::resolve_machine(machine_ref);
+    if (point.collective) {
+      const auto& c = *point.collective;
+      double mine = 0, theirs = 0;
+      if (model == "analytical") {
+        mine = collective_seconds(c, machine, c.library, model);
+        theirs = collective_seconds(c, machine, c.versus, model);
+      } else {  // one SimGrid engine per process: each library in its own child
+        ChildPool pool(2);
+        pool.start(0, [&] { return nlohmann::json(collective_seconds(c, machine, c.library, model)); });
+        pool.start(1, [&] { return nlohmann::json(collective_seconds(c, machine, c.versus, model)); });
+        for (int i = 0; i < 2; ++i) {
+          const auto r = pool.wait(-1);
+          if (!r || !r->ok) throw std::runtime_error(r ? r->error : "a simulation did not finish");
+          (r->id == 0 ? mine : theirs) = r->value.get<double>();
+        }
+      }
+      row["value"] = theirs / mine;
+      row["iteration_s"] = mine;
+      row["configuration"] = c.kind + " " + c.library + " vs " + c.versus;
+      return row;
+    }
+    const auto w = workloads::load_workload_file(point.workload);
+    row["configuration"] = configuration_label(w);
+    const int64_t ranks = w.total_ranks();
+    if (model == "analytical") {
+      const auto e = sim::estimate(w, sliced_topology(machine, ranks, machine.profile.library));
+      row["value"] = from_estimate(suite.metric, e, w);
+      row["iteration_s"] = e.iteration;
+      row["fits"] = e.fits();
+    } else {
+      SimulationSetup setup;
+      setup.machine = machine_ref;
+      setup.fidelity = "fast";
+      const auto summary = run_simulation(w, setup).summary;
+      row["value"] = from_summary(suite.metric, summary, w);
+      row["iteration_s"] = summary["iteration_seconds"];
+      row["fits"] = summary["memory"]["fits"];
+    }
+  } catch (const std::exception& e) {
+    row["status"] = "failed";
+    row["error"] = e.what();
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string machine_reference(const std::string& machine, const PredictOptions& options) {
+  if (options.machines.empty() || machine.find('/') != std::string::npos) return machine;
+  const auto file = std::filesystem::path(options.machines) / (machine + ".json");
+  return std::filesystem::exists(file) ? file.string() : machine;
+}
+
+std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& suites,
+                                           const std::vector<PredictionTask>& tasks, const PredictOptions& options) {
+  std::vector<nlohmann::json> out(tasks.size());
+  ChildPool pool(options.jobs);
+  size_t next = 0, done = 0;
+  const auto finish = [&](const ChildResult& r) {
+    const auto& t = tasks[r.id];
+    const auto& point = suites[t.suite].points[t.point];
+    if (r.ok) {
+      out[r.id] = r.value;
+    } else {
+      out[r.id] = {{"model", t.model}, {"value", nullptr}, {"iteration_s", nullptr}, {"configuration", ""},
+                   {"fits", true},     {"status", "failed"}, {"error", r.error}};
+    }
+    ++done;
+    if (options.progress)
+      std::fprintf(stderr, "  [%zu/%zu] %s: %s (%s)%s\n", done, tasks.size(), suites[t.suite].name.c_str(),
+                   point.label.c_str(), t.model.c_str(), out[r.id]["status"] == "ok" ? "" : " failed");
+  };
+  while (done < tasks.size()) {
+    while (next < tasks.size() && !pool.full()) {
+      const size_t id = next++;
+      const auto& t = tasks[id];
+      pool.start(id, [&, id] {
+        const auto& task = tasks[id];
+        return predict_one(suites[task.suite], suites[task.suite].points[task.point], task.model, options);
+      });
+      (void)t;
+    }
+    if (auto r = pool.wait(-1)) finish(*r);
+  }
+  return out;
+}
+
+}  // namespace paratwin::cli

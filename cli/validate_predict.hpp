@@ -1,0 +1,34 @@
+#pragma once
+// Predicting the seeds' reference points (`paratwin validate`, `paratwin baseline`): every point of a
+// suite with the analytical model or with SimGrid (fast fidelity), in child processes.
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "calibration/reference.hpp"
+
+namespace paratwin::cli {
+
+struct PredictOptions {
+  // Folder of machine files that replace built-in machines of the same name (what-if studies, and the
+  // perturbation check of the baselines); empty: none.
+  std::string machines;
+  int jobs = 2;
+  bool progress = false;  // one line per finished point on stderr
+};
+
+struct PredictionTask {
+  size_t suite = 0, point = 0;
+  std::string model;  // "analytical" or "simulate"
+};
+
+// One object per task, in task order: {"model", "value", "iteration_s", "configuration", "fits",
+// "status" ("ok"/"failed"), "error"}. A failing point fails alone, with its message.
+std::vector<nlohmann::json> predict_points(const std::vector<calibration::ReferenceSuite>& suites,
+                                           const std::vector<PredictionTask>& tasks, const PredictOptions& options);
+
+// The machine a point runs on: its file in `options.machines` when there is one, else as written.
+std::string machine_reference(const std::string& machine, const PredictOptions& options);
+
+}  // namespace paratwin::cli

@@ -1,0 +1,163 @@
+// Reference suites (issue 8): strict reading with file and JSON path in errors, the error of a
+// prediction (ranges included), the statistics, and the regression baselines' round trip and diff.
+#include "calibration/validation.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "calibration/reference.hpp"
+#include "common/input_error.hpp"
+
+namespace pc = paratwin::calibration;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Reference : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("paratwin-reference-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    write("w.json", "{}");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  static std::string suite(const std::string& points, const std::string& metric = "percent_of_peak",
+                           const std::string& extra = "") {
+    return R"({"suite": "s", "title": "t", "source": {"seed": "x.txt", "where": "Table 1"}, "metric": ")" + metric +
+           R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra +
+           R"(, "points": [)" + points + "]}";
+  }
+  std::string error_of(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const paratwin::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  fs::path dir_;
+};
+
+const char* kPoint = R"({"label": "a", "workload": "w.json", "machine": "frontier", "published": 40, "where": "row 1"})";
+
+}  // namespace
+
+TEST_F(Reference, ReadsASuiteAndResolvesPathsAgainstItsFolder) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(kPoint)));
+  ASSERT_EQ(s.points.size(), 1u);
+  EXPECT_EQ(s.name, "s");
+  EXPECT_EQ(s.metric, pc::Metric::percent_of_peak);
+  EXPECT_EQ(s.points[0].workload, (dir_ / "w.json").string());
+  EXPECT_EQ(s.points[0].machine, "frontier");
+  EXPECT_DOUBLE_EQ(pc::relative_error(s.points[0], 30), -0.25);
+}
+
+TEST_F(Reference, ErrorsNameTheFileAndPath) {
+  const auto unknown = write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier",
+      "published": 40, "where": "row 1", "colour": 1})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(unknown); }).find("s.json: points[0].colour"), std::string::npos);
+  const auto missing = write("s.json", suite(R"({"label": "a", "workload": "nope.json", "machine": "frontier",
+      "published": 40, "where": "row 1"})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(missing); }).find("points[0].workload"), std::string::npos);
+  const auto metric = write("s.json", suite(kPoint, "flops"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(metric); }).find("metric"), std::string::npos);
+  const auto duplicate = write("s.json", suite(std::string(kPoint) + "," + kPoint));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(duplicate); }).find("points[1].label"), std::string::npos);
+  const auto renamed = write("other.json", suite(kPoint));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(renamed); }).find("must match the file name"), std::string::npos);
+  const auto collective = write("s.json", suite(kPoint, "speedup"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(collective); }).find("points[0]"), std::string::npos);
+  const auto range = write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier",
+      "published": 60, "range": [49, 54], "where": "row 1"})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(range); }).find("points[0].published"), std::string::npos);
+}
+
+TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
+      "machine": "frontier", "published": 51.5, "range": [49, 54], "where": "text"})")));
+  const auto& p = s.points[0];
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 50), 0);
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 44.1), (44.1 - 49) / 49);
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 59.4), (59.4 - 54) / 54);
+}
+
+TEST_F(Reference, CollectivePointsReadTheirLibraries) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "c", "machine": "frontier",
+      "published": 7, "where": "text", "collective": {"kind": "all_gather", "bytes": 1e9, "gpus": 2048,
+      "library": "pccl", "versus": "rccl"}})", "speedup")));
+  ASSERT_TRUE(s.points[0].collective);
+  EXPECT_EQ(s.points[0].collective->versus, "rccl");
+  const auto same = write("s.json", suite(R"({"label": "c", "machine": "frontier", "published": 7, "where": "text",
+      "collective": {"kind": "all_gather", "bytes": 1e9, "gpus": 2048, "library": "pccl", "versus": "pccl"}})",
+                                         "speedup"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(same); }).find("points[0].collective.versus"), std::string::npos);
+}
+
+TEST_F(Reference, StatisticsSkipFailedPointsAndCountThem) {
+  const auto s = pc::load_reference_suite(
+      write("s.json", suite(std::string(kPoint) + R"(, {"label": "b", "workload": "w.json", "machine": "frontier",
+      "published": 20, "where": "row 2"}, {"label": "c", "workload": "w.json", "machine": "frontier",
+      "published": 10, "where": "row 3"})")));
+  std::vector<pc::ValidationRow> rows(3);
+  for (size_t i = 0; i < 3; ++i) {
+    rows[i].suite = &s;
+    rows[i].point = &s.points[i];
+  }
+  rows[0].predicted = 44;  // +10 %
+  rows[1].predicted = 14;  // -30 %
+  const auto stats = pc::error_stats({&rows[0], &rows[1], &rows[2]});
+  EXPECT_EQ(stats.points, 2u);
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_NEAR(stats.mean_abs, 0.2, 1e-12);
+  EXPECT_NEAR(stats.max_abs, 0.3, 1e-12);
+  const auto csv = pc::validation_csv(rows);
+  EXPECT_NE(csv.find("s,a,frontier,0,percent_of_peak,true,40,,,,44,10.00,"), std::string::npos) << csv;
+  const auto md = pc::validation_markdown({s}, rows, "paratwin validate");
+  EXPECT_NE(md.find("mean absolute error"), std::string::npos);
+  EXPECT_NE(md.find("| 20.0 % | 30.0 % |"), std::string::npos) << md;
+}
+
+TEST(Baseline, RoundTripsAndReportsEveryMove) {
+  pc::Baseline before{"s", "percent_of_peak", {{"a", "analytical", 64, 40.0}, {"b", "analytical", 128, 30.0},
+                                               {"c", "simulate", 64, std::nullopt}, {"gone", "analytical", 8, 1.0}}};
+  const auto parsed = pc::parse_baseline(pc::baseline_json(before), "b.json");
+  ASSERT_EQ(parsed.points.size(), 4u);
+  EXPECT_FALSE(parsed.points[2].value);
+  EXPECT_DOUBLE_EQ(*parsed.points[1].value, 30.0);
+  EXPECT_EQ(pc::baseline_json(parsed), pc::baseline_json(before));
+
+  pc::Baseline after{"s", "percent_of_peak", {{"a", "analytical", 64, 40.2}, {"b", "analytical", 128, 27.0},
+                                              {"c", "simulate", 64, 5.0}, {"new", "analytical", 8, 1.0}}};
+  const auto changes = pc::compare_baselines(parsed, after, 0.01);
+  ASSERT_EQ(changes.size(), 5u);
+  EXPECT_FALSE(changes[0].beyond);  // +0.5 % is within 1 %
+  EXPECT_TRUE(changes[1].beyond);   // -10 %
+  EXPECT_NEAR(changes[1].change, -0.1, 1e-12);
+  EXPECT_TRUE(changes[2].beyond);  // started to predict
+  EXPECT_TRUE(changes[3].beyond);  // added
+  EXPECT_TRUE(changes[4].beyond);  // removed
+  const auto table = pc::changes_table(changes, true);
+  EXPECT_EQ(table.find(" a "), std::string::npos) << table;
+  EXPECT_NE(table.find("-10.0 %"), std::string::npos) << table;
+  EXPECT_NE(table.find("removed"), std::string::npos);
+  EXPECT_NE(table.find("added"), std::string::npos);
+}
+
+TEST(Baseline, BadFilesNameThePath) {
+  try {
+    pc::parse_baseline(R"({"suite": "s", "metric": "m", "points": [{"label": "a", "model": "guess", "gpus": 1}]})",
+                       "b.json");
+    FAIL() << "no error";
+  } catch (const paratwin::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("b.json: points[0].model"), std::string::npos) << e.what();
+  }
+}
