@@ -18,6 +18,9 @@ namespace {
 std::string num(double v) { return formatted(v, "%.4g"); }
 std::string pct(double v) { return formatted(100 * v, "%+.1f"); }
 
+// Baselines store 6 significant digits (stable across builds); values are compared as stored.
+double stored(double v) { return std::stod(fixed_number(v)); }
+
 std::string published_text(const ReferencePoint& p) {
   return p.range ? num((*p.range)[0]) + "–" + num((*p.range)[1]) : num(p.published);
 }
@@ -163,7 +166,7 @@ std::string baseline_json(const Baseline& b) {
   j["points"] = nlohmann::json::array();
   for (const auto& p : b.points) {
     nlohmann::json point = {{"label", p.label}, {"model", p.model}, {"gpus", p.gpus}};
-    if (p.value) point["value"] = std::stod(fixed_number(*p.value));  // 6 digits: stable across builds
+    if (p.value) point["value"] = stored(*p.value);
     j["points"].push_back(point);
   }
   return j.dump(2) + "\n";
@@ -204,13 +207,13 @@ std::vector<BaselineChange> compare_baselines(const Baseline& before, const Base
     c.label = p.label;
     c.model = p.model;
     c.gpus = p.gpus;
-    c.after = p.value;
+    if (p.value) c.after = stored(*p.value);
     const auto it = old.find({p.label, p.model});
     seen.insert({p.label, p.model});
     if (it == old.end()) {
       c.beyond = true;  // new point
     } else {
-      c.before = it->second->value;
+      if (it->second->value) c.before = stored(*it->second->value);
       if (c.before && c.after) {
         c.change = (*c.after - *c.before) / *c.before;
         c.beyond = std::fabs(c.change) > tolerance;

@@ -152,7 +152,7 @@ int run_validate(const ValidateArgs& a) {
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
-  std::fprintf(stderr, "paratwin validate: %zu points of %zu suites\n", tasks.size(), suites.size());
+  std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
   const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
   print_rows(suites, rows);
 
@@ -206,7 +206,7 @@ int run_baseline(const BaselineArgs& a) {
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
-  std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suites\n", tasks.size(), suites.size());
+  std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suite(s)\n", tasks.size(), suites.size());
   const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
 
   const double tolerance = a.tolerance_percent / 100;
@@ -232,7 +232,7 @@ int run_baseline(const BaselineArgs& a) {
     for (const auto& c : all)
       if (c.beyond || c.change != 0) changed.push_back(c);
     if (changed.empty())
-      std::printf("baselines unchanged: %zu points of %zu suites in %s\n", all.size(), suites.size(),
+      std::printf("baselines unchanged: %zu points of %zu suite(s) in %s\n", all.size(), suites.size(),
                   a.baselines.c_str());
     else
       std::printf("rewrote %s: %zu of %zu points changed (%lld beyond %.3g %%):\n%s", a.baselines.c_str(),
@@ -241,7 +241,7 @@ int run_baseline(const BaselineArgs& a) {
     return 0;
   }
   if (moved == 0) {
-    std::printf("baselines hold: %zu points of %zu suites within %.3g %% of %s\n", all.size(), suites.size(),
+    std::printf("baselines hold: %zu points of %zu suite(s) within %.3g %% of %s\n", all.size(), suites.size(),
                 a.tolerance_percent, a.baselines.c_str());
     return 0;
   }
