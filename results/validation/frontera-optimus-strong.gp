@@ -1,0 +1,22 @@
+set terminal svg size 760,460 dynamic font 'sans,11'
+set output 'frontera-optimus-strong.svg'
+set title 'frontera-optimus-strong: Optimus (2-D SUMMA) vs Megatron-LM strong scaling on Frontera, throughput' noenhanced
+set key top left
+set grid
+$data << EOD
+1.3195 1.3195 1.3195 1.3195 1.09013
+1.4095 1.4095 1.4095 1.4095 0.947586
+1.5653 1.5653 1.5653 1.5653 0.810988
+2.0123 2.0123 2.0123 2.0123 0.927077
+1.6737 1.6737 1.6737 1.6737 0.899765
+1.8397 1.8397 1.8397 1.8397 1.76487
+1.747 1.747 1.747 1.747 2.16286
+1.818 1.818 1.818 1.818 2.41671
+EOD
+set xrange [0:2.77921]
+set yrange [0:2.77921]
+set size square
+set xlabel 'published sequences_per_s' noenhanced
+set ylabel 'predicted sequences_per_s' noenhanced
+set key bottom right
+plot x with lines lc 'gray' title 'predicted = published', 1.15*x with lines dt 2 lc 'gray' title '±15 %', 0.85*x with lines dt 2 lc 'gray' notitle, $data using 2:5:3:4 with xerrorbars pt 7 lw 2 title 'points (bars: published range)'
