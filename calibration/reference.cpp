@@ -62,7 +62,8 @@ ReferenceSuite load_reference_suite(const std::string& path) {
   ReferenceSuite s;
   s.file = path;
   try {
-    if (!doc.is_object()) throw InputError("", std::string("must be a JSON object (the format is in ") + kFormatDoc + ")");
+    if (!doc.is_object())
+      throw InputError("", std::string("must be a JSON object (the format is in ") + kFormatDoc + ")");
     JsonReader top(doc, "", kFormatDoc);
     s.name = top.string("suite");
     if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=

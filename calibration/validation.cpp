@@ -15,11 +15,17 @@ namespace paratwin::calibration {
 
 namespace {
 
-std::string num(double v) { return formatted(v, "%.4g"); }
-std::string pct(double v) { return formatted(100 * v, "%+.1f"); }
+std::string num(double v) {
+  return formatted(v, "%.4g");
+}
+std::string pct(double v) {
+  return formatted(100 * v, "%+.1f");
+}
 
 // Baselines store 6 significant digits (stable across builds); values are compared as stored.
-double stored(double v) { return std::stod(fixed_number(v)); }
+double stored(double v) {
+  return std::stod(fixed_number(v));
+}
 
 std::string published_text(const ReferencePoint& p) {
   return p.range ? num((*p.range)[0]) + "–" + num((*p.range)[1]) : num(p.published);
@@ -96,8 +102,8 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     for (const auto& r : rows)
       if (r.suite == &suite) set.push_back(&r);
     if (set.empty()) continue;
-    md << "\n## " << suite.name << "\n\n" << suite.title << " — seed `" << suite.seed << "`, " << suite.where
-       << ". Units: " << suite.units << ".\n\n";
+    md << "\n## " << suite.name << "\n\n"
+       << suite.title << " — seed `" << suite.seed << "`, " << suite.where << ". Units: " << suite.units << ".\n\n";
     if (!suite.assumptions.empty()) md << "Assumed: " << suite.assumptions << "\n\n";
     md << "![" << suite.name << "](" << suite.name << ".svg)\n\n";
     md << "| point | GPUs | configuration | published | predicted | error | model |\n"

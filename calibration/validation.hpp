@@ -13,13 +13,13 @@ namespace paratwin::calibration {
 struct ValidationRow {
   const ReferenceSuite* suite = nullptr;
   const ReferencePoint* point = nullptr;
-  std::string model;                 // "analytical" or "simulate"
-  std::optional<double> predicted;   // in the suite's metric; none when the prediction failed
-  double iteration = 0;              // predicted seconds per iteration (one collective for speedups)
+  std::string model;                // "analytical" or "simulate"
+  std::optional<double> predicted;  // in the suite's metric; none when the prediction failed
+  double iteration = 0;             // predicted seconds per iteration (one collective for speedups)
   int64_t gpus = 0;
   std::string configuration;
-  bool fits = true;                  // in device memory, as paratwin models it
-  std::string error;                 // why there is no prediction
+  bool fits = true;   // in device memory, as paratwin models it
+  std::string error;  // why there is no prediction
   double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
 };
 

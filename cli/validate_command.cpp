@@ -106,8 +106,8 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
     std::printf("  %-44s %7s %-10s %12s %12s %9s\n", "point", "GPUs", "model", "published", "predicted", "error");
     for (const auto* r : set) {
       const auto& p = *r->point;
-      const std::string published =
-          p.range ? formatted((*p.range)[0], "%.4g") + "-" + formatted((*p.range)[1], "%.4g") : formatted(p.published, "%.4g");
+      const std::string published = p.range ? formatted((*p.range)[0], "%.4g") + "-" + formatted((*p.range)[1], "%.4g")
+                                            : formatted(p.published, "%.4g");
       if (r->predicted)
         std::printf("  %-44s %7lld %-10s %12s %12s %8s%%%s\n", p.label.substr(0, 44).c_str(),
                     static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(),
@@ -124,11 +124,12 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
   std::vector<const ValidationRow*> e2e, other;
   for (const auto& r : rows) (r.suite->end_to_end ? e2e : other).push_back(&r);
   const auto a = calibration::error_stats(e2e), b = calibration::error_stats(other);
-  std::printf("\nend-to-end points (%% of peak, time or throughput per iteration): %zu, mean |error| %.1f %%, max %.1f %%\n",
-              a.points, 100 * a.mean_abs, 100 * a.max_abs);
+  std::printf(
+      "\nend-to-end points (%% of peak, time or throughput per iteration): %zu, mean |error| %.1f %%, max %.1f %%\n",
+      a.points, 100 * a.mean_abs, 100 * a.max_abs);
   if (b.points + b.failed > 0)
-    std::printf("phases and collective speedups: %zu, mean |error| %.1f %%, max %.1f %%\n", b.points,
-                100 * b.mean_abs, 100 * b.max_abs);
+    std::printf("phases and collective speedups: %zu, mean |error| %.1f %%, max %.1f %%\n", b.points, 100 * b.mean_abs,
+                100 * b.max_abs);
 }
 
 struct ValidateArgs {
@@ -179,7 +180,8 @@ int run_validate(const ValidateArgs& a) {
       }
     }
   }
-  std::printf("\nwrote %s/validation.csv and README.md%s\n", a.out.c_str(), a.plots == "svg" ? " and one plot per suite" : "");
+  std::printf("\nwrote %s/validation.csv and README.md%s\n", a.out.c_str(),
+              a.plots == "svg" ? " and one plot per suite" : "");
   for (const auto& r : rows)
     if (!r.predicted) return 1;
   return 0;
@@ -245,10 +247,11 @@ int run_baseline(const BaselineArgs& a) {
                 a.tolerance_percent, a.baselines.c_str());
     return 0;
   }
-  std::printf("baselines moved: %lld of %zu points beyond %.3g %% of %s\n%s"
-              "If the change is intended, run `paratwin baseline update` and commit %s with it.\n",
-              static_cast<long long>(moved), all.size(), a.tolerance_percent, a.baselines.c_str(),
-              calibration::changes_table(all, true).c_str(), a.baselines.c_str());
+  std::printf(
+      "baselines moved: %lld of %zu points beyond %.3g %% of %s\n%s"
+      "If the change is intended, run `paratwin baseline update` and commit %s with it.\n",
+      static_cast<long long>(moved), all.size(), a.tolerance_percent, a.baselines.c_str(),
+      calibration::changes_table(all, true).c_str(), a.baselines.c_str());
   return 1;
 }
 
@@ -289,8 +292,7 @@ Action add_baseline_command(CLI::App& app) {
     sub->add_option("--baselines", a->baselines, "baseline folder (default: results/baselines)");
     sub->add_option("--tolerance", a->tolerance_percent, "relative change allowed, percent (default 1)")
         ->check(CLI::Range(0.0, 1000.0));
-    sub->add_option("--simulate-up-to", a->simulate_up_to,
-                    "the largest point also simulated with SimGrid (default 64)")
+    sub->add_option("--simulate-up-to", a->simulate_up_to, "the largest point also simulated with SimGrid (default 64)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
     if (std::string(name) == "update") sub->callback([a] { a->update = true; });
   }

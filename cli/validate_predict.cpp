@@ -121,8 +121,8 @@ double from_summary(Metric metric, const nlohmann::json& s, const workloads::Wor
 
 nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
                            const PredictOptions& options) {
-  nlohmann::json row = {{"model", model},         {"value", nullptr}, {"iteration_s", nullptr},
-                        {"configuration", ""},    {"fits", true},     {"status", "ok"},
+  nlohmann::json row = {{"model", model},      {"value", nullptr}, {"iteration_s", nullptr},
+                        {"configuration", ""}, {"fits", true},     {"status", "ok"},
                         {"error", ""}};
   try {
     const std::string machine_ref = machine_reference(point.machine, options);
@@ -191,7 +191,7 @@ std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& su
     if (r.ok) {
       out[r.id] = r.value;
     } else {
-      out[r.id] = {{"model", t.model}, {"value", nullptr}, {"iteration_s", nullptr}, {"configuration", ""},
+      out[r.id] = {{"model", t.model}, {"value", nullptr},   {"iteration_s", nullptr}, {"configuration", ""},
                    {"fits", true},     {"status", "failed"}, {"error", r.error}};
     }
     ++done;

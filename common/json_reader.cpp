@@ -1,10 +1,10 @@
 #include "common/json_reader.hpp"
 
-#include "common/report_text.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+
+#include "common/report_text.hpp"
 
 namespace paratwin {
 
@@ -177,7 +177,9 @@ std::vector<double> JsonReader::number_list(const std::string& key, double min, 
     const std::string item = key + "[" + std::to_string(i) + "]";
     if (!v[i].is_number()) fail(item, "expected a number, found " + type_name(v[i]));
     const double x = v[i].get<double>();
-    if (x < min || x > max) fail(item, "= " + formatted(x, "%g") + " is out of range [" + formatted(min, "%g") + ", " + formatted(max, "%g") + "]");
+    if (x < min || x > max)
+      fail(item,
+           "= " + formatted(x, "%g") + " is out of range [" + formatted(min, "%g") + ", " + formatted(max, "%g") + "]");
     out.push_back(x);
   }
   return out;

@@ -186,8 +186,7 @@ NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
     df.local_bandwidth = d.number("local_GBps", std::nullopt, 1e-6, 1e6) * kGB;
     df.global_bandwidth = d.number("global_GBps", std::nullopt, 1e-6, 1e6) * kGB;
     df.adaptive = d.choice("routing", {"minimal", "adaptive"}, "minimal") == "adaptive";
-    if (d.has("adaptive_share") && !df.adaptive)
-      d.fail("adaptive_share", "applies only to \"routing\": \"adaptive\"");
+    if (d.has("adaptive_share") && !df.adaptive) d.fail("adaptive_share", "applies only to \"routing\": \"adaptive\"");
     df.adaptive_share = d.number("adaptive_share", 0.5, 1e-3, 1.0);
     annotations(d);
     d.finish();

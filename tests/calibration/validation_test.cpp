@@ -33,8 +33,8 @@ class Reference : public ::testing::Test {
   static std::string suite(const std::string& points, const std::string& metric = "percent_of_peak",
                            const std::string& extra = "") {
     return R"({"suite": "s", "title": "t", "source": {"seed": "x.txt", "where": "Table 1"}, "metric": ")" + metric +
-           R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra +
-           R"(, "points": [)" + points + "]}";
+           R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra + R"(, "points": [)" +
+           points + "]}";
   }
   std::string error_of(const std::function<void()>& f) {
     try {
@@ -47,7 +47,8 @@ class Reference : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* kPoint = R"({"label": "a", "workload": "w.json", "machine": "frontier", "published": 40, "where": "row 1"})";
+const char* kPoint =
+    R"({"label": "a", "workload": "w.json", "machine": "frontier", "published": 40, "where": "row 1"})";
 
 }  // namespace
 
@@ -93,12 +94,13 @@ TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
 TEST_F(Reference, CollectivePointsReadTheirLibraries) {
   const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "c", "machine": "frontier",
       "published": 7, "where": "text", "collective": {"kind": "all_gather", "bytes": 1e9, "gpus": 2048,
-      "library": "pccl", "versus": "rccl"}})", "speedup")));
+      "library": "pccl", "versus": "rccl"}})",
+                                                                "speedup")));
   ASSERT_TRUE(s.points[0].collective);
   EXPECT_EQ(s.points[0].collective->versus, "rccl");
   const auto same = write("s.json", suite(R"({"label": "c", "machine": "frontier", "published": 7, "where": "text",
       "collective": {"kind": "all_gather", "bytes": 1e9, "gpus": 2048, "library": "pccl", "versus": "pccl"}})",
-                                         "speedup"));
+                                          "speedup"));
   EXPECT_NE(error_of([&] { pc::load_reference_suite(same); }).find("points[0].collective.versus"), std::string::npos);
 }
 
@@ -127,16 +129,24 @@ TEST_F(Reference, StatisticsSkipFailedPointsAndCountThem) {
 }
 
 TEST(Baseline, RoundTripsAndReportsEveryMove) {
-  pc::Baseline before{"s", "percent_of_peak", {{"a", "analytical", 64, 40.0}, {"b", "analytical", 128, 30.0},
-                                               {"c", "simulate", 64, std::nullopt}, {"gone", "analytical", 8, 1.0}}};
+  pc::Baseline before{"s",
+                      "percent_of_peak",
+                      {{"a", "analytical", 64, 40.0},
+                       {"b", "analytical", 128, 30.0},
+                       {"c", "simulate", 64, std::nullopt},
+                       {"gone", "analytical", 8, 1.0}}};
   const auto parsed = pc::parse_baseline(pc::baseline_json(before), "b.json");
   ASSERT_EQ(parsed.points.size(), 4u);
   EXPECT_FALSE(parsed.points[2].value);
   EXPECT_DOUBLE_EQ(*parsed.points[1].value, 30.0);
   EXPECT_EQ(pc::baseline_json(parsed), pc::baseline_json(before));
 
-  pc::Baseline after{"s", "percent_of_peak", {{"a", "analytical", 64, 40.2}, {"b", "analytical", 128, 27.0},
-                                              {"c", "simulate", 64, 5.0}, {"new", "analytical", 8, 1.0}}};
+  pc::Baseline after{"s",
+                     "percent_of_peak",
+                     {{"a", "analytical", 64, 40.2},
+                      {"b", "analytical", 128, 27.0},
+                      {"c", "simulate", 64, 5.0},
+                      {"new", "analytical", 8, 1.0}}};
   const auto changes = pc::compare_baselines(parsed, after, 0.01);
   ASSERT_EQ(changes.size(), 5u);
   EXPECT_FALSE(changes[0].beyond);  // +0.5 % is within 1 %

@@ -548,7 +548,7 @@ TEST(MachineCatalog, MissingFile) {
 }
 
 const std::vector<std::string> kBuiltins = {"alps",       "frontera", "frontier", "localhost",
-                                           "perlmutter", "selene",   "summit"};
+                                            "perlmutter", "selene",   "summit"};
 
 TEST(MachineCatalog, UnknownNameListsBuiltins) {
   try {

@@ -497,8 +497,7 @@ TEST(TopologyRoutes, FrontierAdaptiveRoutesUseTheAggregates) {
   EXPECT_DOUBLE_EQ(t.resource(net[0]).bandwidth, 73 * 4 * 25 * kGBps * 0.5);
   EXPECT_EQ(other_group.switches, 4);
   EXPECT_EQ(other_group.global_hops, 1);
-  for (const Route* r : {&same_group, &other_group})
-    EXPECT_NEAR(r->latency, expected_latency(t, *r), 1e-15);
+  for (const Route* r : {&same_group, &other_group}) EXPECT_NEAR(r->latency, expected_latency(t, *r), 1e-15);
   // 16 nodes of one switch block each exchange with the node 16 further on (another switch): minimal
   // routing puts the 16 flows of a direction on one local link; adaptive routing shares the switch's
   // 31 local links (at half their bandwidth), just short of the 16 NICs' 25 GB/s.
