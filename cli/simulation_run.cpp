@@ -94,12 +94,7 @@ SimulationRun run_simulation(const workloads::Workload& w, const SimulationSetup
       for (int64_t r = 0; r < std::min<int64_t>(program.grid.size(), program.grid.size() <= 64 ? 64 : 1); ++r)
         sim_options.trace_ranks.push_back(r);
   }
-  int sg_argc = 2;
-  char arg0[] = "paratwin";
-  char arg1[] = "--log=root.thresh:warning";
-  char* sg_argv[] = {arg0, arg1, nullptr};
-  simgrid::s4u::Engine engine(&sg_argc, sg_argv);
-  topology::configure_engine(engine);
+  const auto engine = topology::start_engine();
   const auto r = sim::simulate(program, topology, sim_options);
 
   std::vector<RankRow> rows;

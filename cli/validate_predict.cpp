@@ -56,12 +56,7 @@ double collective_seconds(const calibration::ReferenceCollective& c, const topol
     sim::CollectiveTimes times(topology, library, true);
     return times.seconds(program, program.placement(), 0, op_kind(c.kind), program.grid.mask("data"), c.bytes, 0);
   }
-  int sg_argc = 2;
-  char arg0[] = "paratwin";
-  char arg1[] = "--log=root.thresh:warning";
-  char* sg_argv[] = {arg0, arg1, nullptr};
-  simgrid::s4u::Engine engine(&sg_argc, sg_argv);
-  topology::configure_engine(engine);
+  const auto engine = topology::start_engine();
   sim::SimOptions options;
   options.library = library;
   options.fidelity = sim::Fidelity::fast;

@@ -44,6 +44,16 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/crosstraffic:0");
 }
 
+std::unique_ptr<sg4::Engine> start_engine() {
+  int argc = 2;
+  char arg0[] = "paratwin";
+  char arg1[] = "--log=root.thresh:warning";
+  char* argv[] = {arg0, arg1, nullptr};
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_engine(*engine);
+  return engine;
+}
+
 Platform build_platform(const Topology& topology, bool zero_latency) {
   const Machine& m = topology.machine();
   auto* zone = new MachineZone(m.name, topology, zero_latency);

@@ -3,6 +3,7 @@
 // link of the Topology, inside a NetZone of our own whose routes are the Topology's routes. This
 // avoids SimGrid 3.32's dragonfly zone (crashes with more groups than routers per chassis, and one
 // fixed router pair between groups) and scales to the whole of Frontier.
+#include <memory>
 #include <simgrid/s4u.hpp>
 #include <vector>
 
@@ -13,6 +14,8 @@ namespace paratwin::topology {
 // Network model settings every paratwin simulation uses (see shared/SIMGRID-NOTES.md): CM02 without
 // TCP-gamma throttling and without reverse-direction cross traffic. Call before loading anything.
 void configure_engine(simgrid::s4u::Engine& engine);
+// The process's one engine, logging warnings and worse only, configured as above.
+std::unique_ptr<simgrid::s4u::Engine> start_engine();
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> hosts;  // by global device index (node · devices_per_node + local)

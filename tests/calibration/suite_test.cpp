@@ -9,35 +9,14 @@
 
 #include "calibration/profile.hpp"
 #include "common/input_error.hpp"
+#include "tests/calibration/temp_files.hpp"
 
 namespace pc = paratwin::calibration;
 namespace fs = std::filesystem;
 
 namespace {
 
-class Files : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("paratwin-suite-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    write("w.json", "{}");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const auto path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::string error_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const paratwin::InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  }
-  fs::path dir_;
-};
+using Files = paratwin::test::TempFiles;
 
 }  // namespace
 

@@ -11,40 +11,21 @@
 
 #include "calibration/reference.hpp"
 #include "common/input_error.hpp"
+#include "tests/calibration/temp_files.hpp"
 
 namespace pc = paratwin::calibration;
 namespace fs = std::filesystem;
 
 namespace {
 
-class Reference : public ::testing::Test {
+class Reference : public paratwin::test::TempFiles {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("paratwin-reference-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    write("w.json", "{}");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const auto path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
   static std::string suite(const std::string& points, const std::string& metric = "percent_of_peak",
                            const std::string& extra = "") {
     return R"({"suite": "s", "title": "t", "source": {"seed": "x.txt", "where": "Table 1"}, "metric": ")" + metric +
            R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra + R"(, "points": [)" +
            points + "]}";
   }
-  std::string error_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const paratwin::InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  }
-  fs::path dir_;
 };
 
 const char* kPoint =
