@@ -149,14 +149,15 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
     const auto orders = ring_orders(g.layout);
     double sent = 0;
     for (const Transfer& t : st.sends) sent += t.bytes;
+    // Each channel's flow on an edge moves its share; channels that take the same edge are separate
+    // flows, already counted in the loads that give each its bandwidth.
     const double per_channel = sent / static_cast<double>(orders.size());
-    std::map<std::pair<int32_t, int32_t>, double> edge_bytes;
-    for (const auto& o : orders)
-      for (size_t i = 0; i < o.size(); ++i) edge_bytes[{o[i], o[(i + 1) % o.size()]}] += per_channel;
     double transfer = 0;
-    for (const auto& [edge, b] : edge_bytes)
-      transfer = std::max(transfer, b / edge_bandwidth(g, g.devices[static_cast<size_t>(edge.first)],
-                                                       g.devices[static_cast<size_t>(edge.second)], false));
+    for (const auto& o : orders)
+      for (size_t i = 0; i < o.size(); ++i)
+        transfer = std::max(transfer,
+                            per_channel / edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
+                                                         g.devices[static_cast<size_t>(o[(i + 1) % o.size()])], false));
     return seconds_[key] = transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind);
   }
   // Other algorithms: a step ends when its slowest member is done, every member's transfers at their

@@ -48,9 +48,9 @@ double CostModel::compute_seconds(const workloads::Op& op) const {
       }
       const double peak = peak_flops(op.dtype);
       auto it = machine_.profile.gemm.find(dtype_key(op.dtype));
-      const double eff = it != machine_.profile.gemm.end()
-                             ? it->second.efficiency(op.flops / std::max<int64_t>(1, op.gemm.batch))
-                             : 1.0;
+      // A batched GEMM (attention's per-head products) is one kernel that fills the device with its whole
+      // batch: its efficiency follows the FLOPs of the whole op, not of one product.
+      const double eff = it != machine_.profile.gemm.end() ? it->second.efficiency(op.flops) : 1.0;
       return op.flops / (peak * std::max(eff, 1e-6)) + launch;
     }
     case OpKind::elementwise:

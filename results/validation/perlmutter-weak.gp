@@ -4,10 +4,10 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 45.2811
-1024 61.9 61.9 61.9 33.475
-2048 55.2 55.2 55.2 26.1044
-4096 48.5 48.5 48.5 26.157
+512 50.6 50.6 50.6 49.3392
+1024 61.9 61.9 61.9 37.2473
+2048 55.2 55.2 55.2 27.6652
+4096 48.5 48.5 48.5 28.768
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,11 +4,11 @@ set title 'summit-axonn-phases: AxoNN pipelining phase of GPT-12B on 48 V100s wi
 set key top left
 set grid
 $data << EOD
-46.08 46.08 46.08 46.08 118.124
-34.05 34.05 34.05 34.05 114.876
+46.08 46.08 46.08 46.08 41.0647
+34.05 34.05 34.05 34.05 39.1419
 EOD
-set xrange [0:135.842]
-set yrange [0:135.842]
+set xrange [0:52.992]
+set yrange [0:52.992]
 set size square
 set xlabel 'published pipeline_phase_s' noenhanced
 set ylabel 'predicted pipeline_phase_s' noenhanced

@@ -73,6 +73,17 @@ TEST(AnalyticalRanking, AgreesWithTheSimulatorOnGpt20bOn32PerlmutterGpus) {
   RecordProperty("tau_placement_aware", std::to_string(tau));
   RecordProperty("tau_placement_agnostic", std::to_string(tau_agnostic));
   EXPECT_GE(tau, 0.8);
+  // Most configurations agree closely (the same op graph, compute costs and ring plans); a closed-form
+  // ring that charged NCCL channels sharing a device pair twice was 2x off on x=1 y=1 z=32.
+  size_t close = 0;
+  double worst = 0;
+  for (size_t i = 0; i < model.size(); ++i) {
+    const double off = std::fabs(model[i] / simulated[i] - 1);
+    close += off < 0.1 ? 1 : 0;
+    worst = std::max(worst, off);
+  }
+  EXPECT_GE(close, model.size() * 3 / 4) << "within 10 % of the simulator";
+  EXPECT_LT(worst, 0.25);
   EXPECT_LT(best, 5u) << "the simulator's best configuration is not in the model's top 5";
   EXPECT_LT(tau_agnostic, tau) << "placement-agnostic ranking agrees as well as the placement-aware one";
 }

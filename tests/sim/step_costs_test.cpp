@@ -43,3 +43,22 @@ TEST(CostModel, MeasuredGemmShapesAreTakenAsMeasured) {
   op.gemm.trans_b = true;
   EXPECT_NE(model.compute_seconds(op), 1.5e-3);
 }
+
+// A batched GEMM (attention's per-head products) is one kernel: the efficiency curve reads the whole
+// op's FLOPs, so 128 products of 1 GFLOP cost what one 128-GFLOP GEMM does (seed 002's A100 curve:
+// max efficiency 280/312, half at 20 GFLOP), not 128 times a 1-GFLOP GEMM at 4 % of peak.
+TEST(CostModel, ABatchedGemmIsPricedByItsWholeFlops) {
+  const auto machine = paratwin::topology::resolve_machine("perlmutter");
+  const ps::CostModel model(machine);
+  pw::Op batched;
+  batched.kind = pw::OpKind::gemm;
+  batched.dtype = pw::Dtype::bf16;
+  batched.gemm = {2048, 2048, 128, 128, false, true};
+  batched.flops = 2.0 * 2048 * 2048 * 128 * 128;
+  pw::Op single = batched;
+  single.gemm = {2048, 2048, 128 * 128, 1, false, true};
+  EXPECT_DOUBLE_EQ(model.compute_seconds(batched), model.compute_seconds(single));
+  const double peak = 312e12, f = batched.flops, eff = 280.0 / 312.0 * f / (f + 20e9);
+  EXPECT_NEAR(model.compute_seconds(batched), f / (peak * eff) + machine.profile.launch_overhead,
+              1e-9 * model.compute_seconds(batched));
+}
