@@ -206,6 +206,18 @@ TEST(MachineErrors, MissingDragonflyParameter) {
   EXPECT_TRUE(rejects(d, "network.dragonfly.groups", "is required but missing"));
 }
 
+TEST(MachineErrors, DragonflyRouting) {
+  json d = base();
+  d["network"]["dragonfly"]["routing"] = "valiant";
+  EXPECT_TRUE(rejects(d, "network.dragonfly.routing", "is not one of \"minimal\", \"adaptive\""));
+  d = base();
+  d["network"]["dragonfly"]["adaptive_share"] = 0.5;
+  EXPECT_TRUE(rejects(d, "network.dragonfly.adaptive_share", "applies only to \"routing\": \"adaptive\""));
+  d["network"]["dragonfly"]["routing"] = "adaptive";
+  d["network"]["dragonfly"]["adaptive_share"] = 1.5;
+  EXPECT_TRUE(rejects(d, "network.dragonfly.adaptive_share", "out of range"));
+}
+
 // -------------------------------------------------------------------------------------------------
 // Wrong types and values out of range
 
