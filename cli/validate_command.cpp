@@ -3,12 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
 
 #include "calibration/validation.hpp"
 #include "cli/child_process.hpp"

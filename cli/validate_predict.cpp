@@ -1,12 +1,7 @@
 #include "cli/validate_predict.hpp"
 
-#include <unistd.h>
-
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
-#include <simgrid/s4u.hpp>
 #include <stdexcept>
 
 #include "cli/simulation_run.hpp"
@@ -18,7 +13,6 @@
 #include "topology/machine.hpp"
 #include "topology/platform.hpp"
 #include "topology/topology.hpp"
-#include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::cli {
@@ -197,12 +191,10 @@ std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& su
   while (done < tasks.size()) {
     while (next < tasks.size() && !pool.full()) {
       const size_t id = next++;
-      const auto& t = tasks[id];
       pool.start(id, [&, id] {
         const auto& task = tasks[id];
         return predict_one(suites[task.suite], suites[task.suite].points[task.point], task.model, options);
       });
-      (void)t;
     }
     if (auto r = pool.wait(-1)) finish(*r);
   }
