@@ -33,6 +33,20 @@ std::string published_text(const ReferencePoint& p) {
 
 }  // namespace
 
+std::vector<const ValidationRow*> suite_rows(const std::vector<ValidationRow>& rows, const ReferenceSuite& suite) {
+  std::vector<const ValidationRow*> out;
+  for (const auto& r : rows)
+    if (r.suite == &suite) out.push_back(&r);
+  return out;
+}
+
+std::pair<std::vector<const ValidationRow*>, std::vector<const ValidationRow*>> split_end_to_end(
+    const std::vector<ValidationRow>& rows) {
+  std::pair<std::vector<const ValidationRow*>, std::vector<const ValidationRow*>> out;
+  for (const auto& r : rows) (r.suite->end_to_end ? out.first : out.second).push_back(&r);
+  return out;
+}
+
 ErrorStats error_stats(const std::vector<const ValidationRow*>& rows) {
   ErrorStats s;
   double sum = 0;
@@ -74,8 +88,7 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
   md << "# Predicted versus published\n\nEvery point the seeds publish (`results/reference/`), predicted by paratwin. "
         "Regenerate with one command from the repository root:\n\n```\n"
      << command << "\n```\n\n";
-  std::vector<const ValidationRow*> e2e, other;
-  for (const auto& r : rows) (r.suite->end_to_end ? e2e : other).push_back(&r);
+  const auto [e2e, other] = split_end_to_end(rows);
   const auto headline = [&](const char* what, const std::vector<const ValidationRow*>& set) {
     const auto s = error_stats(set);
     md << "| " << what << " | " << s.points << " | " << s.failed << " | " << formatted(100 * s.mean_abs, "%.1f")
@@ -88,9 +101,7 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
         "Each suite has one machine; its `assumptions` say what the seed does not publish.\n\n";
   md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
   for (const auto& suite : suites) {
-    std::vector<const ValidationRow*> set;
-    for (const auto& r : rows)
-      if (r.suite == &suite) set.push_back(&r);
+    const auto set = suite_rows(rows, suite);
     if (set.empty()) continue;
     const auto s = error_stats(set);
     md << "| [" << suite.name << "](#" << suite.name << ") | " << to_string(suite.metric) << " | " << s.points
@@ -98,9 +109,7 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
        << formatted(100 * s.mean_abs, "%.1f") << " % | " << formatted(100 * s.max_abs, "%.1f") << " % |\n";
   }
   for (const auto& suite : suites) {
-    std::vector<const ValidationRow*> set;
-    for (const auto& r : rows)
-      if (r.suite == &suite) set.push_back(&r);
+    const auto set = suite_rows(rows, suite);
     if (set.empty()) continue;
     md << "\n## " << suite.name << "\n\n"
        << suite.title << " — seed `" << suite.seed << "`, " << suite.where << ". Units: " << suite.units << ".\n\n";

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibration/reference.hpp"
@@ -22,6 +23,12 @@ struct ValidationRow {
   std::string error;  // why there is no prediction
   double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
 };
+
+// The rows of one suite, in order.
+std::vector<const ValidationRow*> suite_rows(const std::vector<ValidationRow>& rows, const ReferenceSuite& suite);
+// The rows of end-to-end suites (first) and the others (second).
+std::pair<std::vector<const ValidationRow*>, std::vector<const ValidationRow*>> split_end_to_end(
+    const std::vector<ValidationRow>& rows);
 
 struct ErrorStats {
   size_t points = 0, failed = 0;

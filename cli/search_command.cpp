@@ -7,6 +7,7 @@
 #include "cli/simulation_run.hpp"
 #include "cli/sweep_children.hpp"
 #include "common/input_error.hpp"
+#include "sim/collectives.hpp"
 #include "sim/search.hpp"
 #include "workloads/embedded_examples.hpp"
 
@@ -106,9 +107,7 @@ Action add_search_command(CLI::App& app) {
       throw InputError("--gpus", "= " + std::to_string(a->gpus) + " but " + machine.name + " has " +
                                      std::to_string(machine.total_devices()) + " devices");
     const std::string library = a->library.empty() ? machine.profile.library : a->library;
-    topology::TopologyOptions topo_options;
-    topo_options.one_nic_per_node = library == "cray-mpich";
-    const topology::Topology topology(machine.slice(nodes), topo_options);
+    const topology::Topology topology(machine.slice(nodes), sim::topology_options(library));
     sim::SearchOptions options;
     options.gpus = a->gpus;
     options.families = families_of(a->family);

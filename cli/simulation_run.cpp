@@ -10,6 +10,7 @@
 #include "calibration/profile.hpp"
 #include "cli/run_summary.hpp"
 #include "common/input_error.hpp"
+#include "sim/collectives.hpp"
 #include "sim/engine.hpp"
 #include "topology/platform.hpp"
 #include "workloads/lower.hpp"
@@ -63,9 +64,7 @@ SimulationRun run_simulation(const workloads::Workload& w, const SimulationSetup
   const auto program = workloads::lower(w, options);
   const std::string library = setup.library.empty() ? machine.profile.library : setup.library;
   const auto algorithms = parse_algorithms(setup.algorithms);
-  topology::TopologyOptions topo_options;
-  topo_options.one_nic_per_node = library == "cray-mpich";
-  const topology::Topology topology(machine, topo_options);
+  const topology::Topology topology(machine, sim::topology_options(library));
 
   sim::SimOptions sim_options;
   sim_options.fidelity = setup.fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;

@@ -10,6 +10,7 @@
 #include "cli/simulation_run.hpp"
 #include "common/json_file.hpp"
 #include "sim/analytical_model.hpp"
+#include "sim/collectives.hpp"
 #include "sim/search.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
@@ -117,9 +118,7 @@ Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const wor
 }
 
 topology::Topology point_topology(const topology::Machine& machine, int64_t nodes, const std::string& library) {
-  topology::TopologyOptions options;
-  options.one_nic_per_node = library == "cray-mpich";
-  return topology::Topology(machine.slice(nodes), options);
+  return topology::Topology(machine.slice(nodes), sim::topology_options(library));
 }
 
 void fill_from_simulation(nlohmann::json& row, const nlohmann::json& s) {

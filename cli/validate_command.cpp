@@ -59,18 +59,31 @@ std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
   return out;
 }
 
-// GPUs of a point: the collective's, or the workload's ranks (0 when the workload cannot be read: its
-// prediction then fails with the reader's message).
-int64_t point_gpus(const calibration::ReferencePoint& p) {
-  if (p.collective) return p.collective->gpus;
-  try {
-    return workloads::load_workload_file(p.workload).total_ranks();
-  } catch (const std::exception&) {
-    return 0;
+// GPUs of every point, [suite][point]: the collective's, or the workload's ranks (0 when the workload
+// cannot be read: its prediction then fails with the reader's message). Read once: they choose the
+// model and label the rows.
+using PointGpus = std::vector<std::vector<int64_t>>;
+PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
+  PointGpus out;
+  for (const auto& suite : suites) {
+    auto& gpus = out.emplace_back();
+    for (const auto& p : suite.points) {
+      if (p.collective) {
+        gpus.push_back(p.collective->gpus);
+        continue;
+      }
+      try {
+        gpus.push_back(workloads::load_workload_file(p.workload).total_ranks());
+      } catch (const std::exception&) {
+        gpus.push_back(0);
+      }
+    }
   }
+  return out;
 }
 
-std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const std::vector<PredictionTask>& tasks,
+std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                   const std::vector<PredictionTask>& tasks,
                                    const std::vector<nlohmann::json>& predictions) {
   std::vector<ValidationRow> rows;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -80,7 +93,7 @@ std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, co
     r.suite = &suites[t.suite];
     r.point = &suites[t.suite].points[t.point];
     r.model = t.model;
-    r.gpus = point_gpus(*r.point);
+    r.gpus = gpus[t.suite][t.point];
     r.configuration = p.value("configuration", "");
     r.fits = p.value("fits", true);
     if (p["status"] == "ok" && p["value"].is_number()) {
@@ -96,9 +109,7 @@ std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, co
 
 void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows) {
   for (const auto& suite : suites) {
-    std::vector<const ValidationRow*> set;
-    for (const auto& r : rows)
-      if (r.suite == &suite) set.push_back(&r);
+    const auto set = calibration::suite_rows(rows, suite);
     std::printf("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.seed.c_str(),
                 suite.where.c_str(), calibration::to_string(suite.metric));
     std::printf("  %-44s %7s %-10s %12s %12s %9s\n", "point", "GPUs", "model", "published", "predicted", "error");
@@ -119,8 +130,7 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
     std::printf("  suite: %zu points, mean |error| %.1f %%, max %.1f %%%s\n", s.points, 100 * s.mean_abs,
                 100 * s.max_abs, s.failed ? (", " + std::to_string(s.failed) + " failed").c_str() : "");
   }
-  std::vector<const ValidationRow*> e2e, other;
-  for (const auto& r : rows) (r.suite->end_to_end ? e2e : other).push_back(&r);
+  const auto [e2e, other] = calibration::split_end_to_end(rows);
   const auto a = calibration::error_stats(e2e), b = calibration::error_stats(other);
   std::printf(
       "\nend-to-end points (%% of peak, time or throughput per iteration): %zu, mean |error| %.1f %%, max %.1f %%\n",
@@ -140,11 +150,12 @@ struct ValidateArgs {
 
 int run_validate(const ValidateArgs& a) {
   const auto suites = selected_suites(a.common);
+  const auto gpus = point_gpus(suites);
   std::vector<PredictionTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
       std::string model = a.model;
-      if (model == "auto") model = point_gpus(suites[s].points[p]) <= a.simulate_up_to ? "simulate" : "analytical";
+      if (model == "auto") model = gpus[s][p] <= a.simulate_up_to ? "simulate" : "analytical";
       tasks.push_back({s, p, model});
     }
   PredictOptions options;
@@ -152,7 +163,7 @@ int run_validate(const ValidateArgs& a) {
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
   std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
+  const auto rows = to_rows(suites, gpus, tasks, predict_points(suites, tasks, options));
   print_rows(suites, rows);
 
   fs::create_directories(a.out);
@@ -166,11 +177,9 @@ int run_validate(const ValidateArgs& a) {
                         calibration::validation_markdown(suites, rows, command));
   if (a.plots == "svg") {
     for (const auto& suite : suites) {
-      std::vector<const ValidationRow*> set;
-      for (const auto& r : rows)
-        if (r.suite == &suite) set.push_back(&r);
-      write_file_atomically((fs::path(a.out) / (suite.name + ".gp")).string(),
-                            calibration::suite_plot_script(suite, set, suite.name + ".svg"));
+      write_file_atomically(
+          (fs::path(a.out) / (suite.name + ".gp")).string(),
+          calibration::suite_plot_script(suite, calibration::suite_rows(rows, suite), suite.name + ".svg"));
       const std::string why = run_gnuplot(a.out, suite.name + ".gp");
       if (!why.empty()) {
         std::fprintf(stderr, "paratwin: no plots: %s\n", why.c_str());
@@ -195,19 +204,19 @@ struct BaselineArgs {
 
 int run_baseline(const BaselineArgs& a) {
   const auto suites = selected_suites(a.common);
+  const auto gpus = point_gpus(suites);
   std::vector<PredictionTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
       tasks.push_back({s, p, "analytical"});
-      const int64_t gpus = point_gpus(suites[s].points[p]);
-      if (gpus > 0 && gpus <= a.simulate_up_to) tasks.push_back({s, p, "simulate"});
+      if (gpus[s][p] > 0 && gpus[s][p] <= a.simulate_up_to) tasks.push_back({s, p, "simulate"});
     }
   PredictOptions options;
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
   std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, tasks, predict_points(suites, tasks, options));
+  const auto rows = to_rows(suites, gpus, tasks, predict_points(suites, tasks, options));
 
   const double tolerance = a.tolerance_percent / 100;
   std::vector<calibration::BaselineChange> all;

@@ -9,6 +9,7 @@
 #include "cli/sweep_point.hpp"
 #include "sim/analytical_collectives.hpp"
 #include "sim/analytical_model.hpp"
+#include "sim/collectives.hpp"
 #include "sim/engine.hpp"
 #include "topology/machine.hpp"
 #include "topology/platform.hpp"
@@ -29,9 +30,7 @@ topology::Topology sliced_topology(const topology::Machine& machine, int64_t gpu
   if (nodes > machine.network.nodes)
     throw std::invalid_argument(std::to_string(gpus) + " GPUs exceed " + machine.name + "'s " +
                                 std::to_string(machine.total_devices()) + " devices");
-  topology::TopologyOptions options;
-  options.one_nic_per_node = library == "cray-mpich";
-  return topology::Topology(machine.slice(nodes), options);
+  return topology::Topology(machine.slice(nodes), sim::topology_options(library));
 }
 
 workloads::OpKind op_kind(const std::string& name) {

@@ -65,6 +65,12 @@ Algorithm default_algorithm(OpKind kind, const std::string& library) {
   }
 }
 
+topology::TopologyOptions topology_options(const std::string& library) {
+  topology::TopologyOptions options;
+  options.one_nic_per_node = library == "cray-mpich";
+  return options;
+}
+
 StepCosts StepCosts::of(const topology::Machine& machine, const std::string& library) {
   StepCosts c;
   c.collective_step = machine.profile.collective_step;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "topology/machine.hpp"
+#include "topology/topology.hpp"
 #include "workloads/program.hpp"
 
 namespace paratwin::sim {
@@ -86,6 +87,10 @@ struct StepCosts {
 // all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; all use
 // binomial trees for broadcast and reduce and pairwise exchange for all-to-all.
 Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
+
+// How a library drives a node's NICs: Cray MPICH sends every inter-node flow through the node's first
+// NIC (seed 002 §6.1.2), the others use the NIC serving each device.
+topology::TopologyOptions topology_options(const std::string& library);
 
 // The rings a library runs over the group, as member indices: one per channel (NCCL/RCCL), each
 // entering and leaving every node at its own members (GroupLayout::channel_offsets).

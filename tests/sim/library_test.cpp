@@ -2,6 +2,7 @@
 // reduces on the CPU (§6.1.3); NCCL/RCCL use the NIC serving each device and reduce on the GPU.
 #include <gtest/gtest.h>
 
+#include "sim/collectives.hpp"
 #include "sim/engine.hpp"
 #include "tests/sim/iteration_time.hpp"
 #include "tests/sim/one_collective.hpp"
@@ -18,11 +19,10 @@ pw::Program eight_rings(pw::OpKind kind, double bytes) {
 }
 
 double run(const std::string& library, pw::OpKind kind) {
-  pt::TopologyOptions options;
-  options.one_nic_per_node = library == "cray-mpich";
   paratwin::sim::SimOptions sim;
   sim.library = library;
-  return paratwin::test::iteration_time(pt::resolve_machine("frontier").slice(2), eight_rings(kind, 1e9), sim, options);
+  return paratwin::test::iteration_time(pt::resolve_machine("frontier").slice(2), eight_rings(kind, 1e9), sim,
+                                        paratwin::sim::topology_options(library));
 }
 
 }  // namespace
