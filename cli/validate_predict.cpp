@@ -56,55 +56,48 @@ double collective_seconds(const calibration::ReferenceCollective& c, const topol
   return sim::simulate(program, topology, options).iteration_time;
 }
 
-double from_estimate(Metric metric, const sim::AnalyticalEstimate& e, const workloads::Workload& w) {
-  const double ranks = static_cast<double>(w.total_ranks());
-  switch (metric) {
-    case Metric::percent_of_peak:
-      return e.percent_of_peak;
-    case Metric::iteration_s:
-      return e.iteration;
-    case Metric::tflops_per_gpu:
-      return e.model_flops / e.iteration / ranks / 1e12;
-    case Metric::pflops:
-      return e.model_flops / e.iteration / 1e15;
-    case Metric::sequences_per_s:
-      return static_cast<double>(w.training.global_batch) / e.iteration;
-    case Metric::pipeline_phase_s: {
-      double data = 0;
-      for (const auto& c : e.collectives)
-        if (c.group == "data") data += c.exposed;
-      return e.iteration - data;
-    }
-    case Metric::speedup:
-      break;
-  }
-  throw std::logic_error("metric without a workload estimate");
+// What either model predicts of one iteration, from which every workload metric follows.
+struct Outcome {
+  double iteration = 0;        // seconds
+  double percent_of_peak = 0;  // model FLOP/s per device over its advertised peak
+  double tflops_per_gpu = 0;   // model TFLOP/s per device
+  double exposed_data = 0;     // seconds the data-parallel collectives were not hidden
+};
+
+Outcome outcome_of(const sim::AnalyticalEstimate& e, const workloads::Workload& w) {
+  Outcome o{e.iteration, e.percent_of_peak, e.model_flops / e.iteration / static_cast<double>(w.total_ranks()) / 1e12};
+  for (const auto& c : e.collectives)
+    if (c.group == "data") o.exposed_data += c.exposed;
+  return o;
 }
 
-double from_summary(Metric metric, const nlohmann::json& s, const workloads::Workload& w) {
-  const double iteration = s["iteration_seconds"].get<double>();
+Outcome outcome_of(const nlohmann::json& summary) {
+  Outcome o{summary["iteration_seconds"].get<double>(), summary["percent_of_peak"].get<double>(),
+            summary["model_tflops_per_device"].get<double>()};
+  if (summary.contains("collectives"))
+    for (const auto& c : summary["collectives"])
+      if (c["group"] == "data") o.exposed_data += c["exposed_seconds"].get<double>();
+  return o;
+}
+
+double metric_value(Metric metric, const Outcome& o, const workloads::Workload& w) {
   switch (metric) {
     case Metric::percent_of_peak:
-      return s["percent_of_peak"].get<double>();
+      return o.percent_of_peak;
     case Metric::iteration_s:
-      return iteration;
+      return o.iteration;
     case Metric::tflops_per_gpu:
-      return s["model_tflops_per_device"].get<double>();
+      return o.tflops_per_gpu;
     case Metric::pflops:
-      return s["model_tflops_per_device"].get<double>() * static_cast<double>(w.total_ranks()) / 1e3;
+      return o.tflops_per_gpu * static_cast<double>(w.total_ranks()) / 1e3;
     case Metric::sequences_per_s:
-      return static_cast<double>(w.training.global_batch) / iteration;
-    case Metric::pipeline_phase_s: {
-      double data = 0;
-      if (s.contains("collectives"))
-        for (const auto& c : s["collectives"])
-          if (c["group"] == "data") data += c["exposed_seconds"].get<double>();
-      return iteration - data;
-    }
+      return static_cast<double>(w.training.global_batch) / o.iteration;
+    case Metric::pipeline_phase_s:
+      return o.iteration - o.exposed_data;
     case Metric::speedup:
       break;
   }
-  throw std::logic_error("metric without a simulation summary");
+  throw std::logic_error("a speedup is not a workload metric");
 }
 
 nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
@@ -141,7 +134,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
     const int64_t ranks = w.total_ranks();
     if (model == "analytical") {
       const auto e = sim::estimate(w, sliced_topology(machine, ranks, machine.profile.library));
-      row["value"] = from_estimate(suite.metric, e, w);
+      row["value"] = metric_value(suite.metric, outcome_of(e, w), w);
       row["iteration_s"] = e.iteration;
       row["fits"] = e.fits();
     } else {
@@ -149,7 +142,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
       setup.machine = machine_ref;
       setup.fidelity = "fast";
       const auto summary = run_simulation(w, setup).summary;
-      row["value"] = from_summary(suite.metric, summary, w);
+      row["value"] = metric_value(suite.metric, outcome_of(summary), w);
       row["iteration_s"] = summary["iteration_seconds"];
       row["fits"] = summary["memory"]["fits"];
     }
