@@ -116,6 +116,7 @@ ReferenceSuite load_reference_suite(const std::string& path) {
         if (!std::filesystem::exists(point.workload))
           p.fail("workload", "= \"" + file + "\": no such file (" + point.workload + ")");
         point.machine = p.string("machine");
+        point.best_configuration = p.choice("configuration", {"as_written", "best"}, "as_written") == "best";
       }
       if (is_machine_file(point.machine)) {
         const std::string file = point.machine;

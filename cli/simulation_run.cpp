@@ -99,8 +99,11 @@ SimulationRun run_simulation(const workloads::Workload& w, const SimulationSetup
   std::vector<RankRow> rows;
   for (const auto& t : r.ranks) rows.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
   std::vector<CollectiveRow> collectives;
-  for (const auto& c : r.collectives)
-    collectives.push_back({c.kind, c.group, sim::to_string(c.algorithm), c.count, c.bytes, c.seconds, c.exposed});
+  for (const auto& c : r.collectives) {
+    std::string algorithms;
+    for (const auto a : c.algorithms) algorithms += (algorithms.empty() ? "" : "+") + std::string(sim::to_string(a));
+    collectives.push_back({c.kind, c.group, algorithms, c.count, c.bytes, c.seconds, c.exposed});
+  }
   nlohmann::json j = run_summary(w, program, machine, r.iteration_time, rows, collectives);
   j["nodes"] = nodes;
   j["fidelity"] = setup.fidelity;

@@ -14,7 +14,8 @@ CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string
     : topology_(topology),
       library_(std::move(library)),
       placement_aware_(placement_aware),
-      step_costs_(StepCosts::of(topology.machine(), library_)) {
+      step_costs_(StepCosts::of(topology.machine(), library_)),
+      tuner_(topology, library_) {
   // Seed 002 eq. 5.7's β_inter: what one ring crossing between two nodes gets.
   for (const auto& nic : topology.machine().node.nics) flat_bandwidth_ = std::max(flat_bandwidth_, nic.bandwidth);
   if (flat_bandwidth_ <= 0)
@@ -51,13 +52,13 @@ void CollectiveTimes::load(Loads& loads, const std::vector<std::vector<int64_t>>
     }
 }
 
-double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, bool pairs) {
+double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern) {
   if (!placement_aware_) return flat_bandwidth_;
-  auto& cache = g.edges[pairs ? 1 : 0];
+  auto& cache = g.edges[static_cast<int>(pattern)];
   const auto key = std::make_pair(from, to);
   const auto found = cache.find(key);
   if (found != cache.end()) return found->second;
-  const Loads& loads = pairs ? g.pairs : g.rings;
+  const Loads& loads = pattern == Pattern::pairs ? g.pairs : pattern == Pattern::trees ? g.trees : g.rings;
   double bandwidth = std::numeric_limits<double>::infinity();
   for (uint32_t id : topology_.route(from, to).resources) {
     const auto it = loads.find(id);
@@ -102,9 +103,9 @@ CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program
     g.ring_bandwidth = std::numeric_limits<double>::infinity();
     for (const auto& o : orders)
       for (size_t i = 0; i < o.size(); ++i)
-        g.ring_bandwidth =
-            std::min(g.ring_bandwidth, edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
-                                                      g.devices[static_cast<size_t>(o[(i + 1) % o.size()])], false));
+        g.ring_bandwidth = std::min(
+            g.ring_bandwidth, edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
+                                             g.devices[static_cast<size_t>(o[(i + 1) % o.size()])], Pattern::rings));
   }
   return groups_.emplace(std::move(key), std::move(g)).first->second;
 }
@@ -123,8 +124,25 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   const auto found = seconds_.find(key);
   if (found != seconds_.end()) return found->second;
   Group& g = group(program, placement, rank, mask);
-  const Algorithm algorithm = default_algorithm(kind, library_);
+  const Algorithm algorithm = tuner_.choose(kind, g.layout, bytes);
   const bool pairs = algorithm == Algorithm::pairwise || algorithm == Algorithm::direct;
+  const Pattern pattern = pairs ? Pattern::pairs : algorithm == Algorithm::tree ? Pattern::trees : Pattern::rings;
+  if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
+    // Every group's tree edges at once (the up phase; the down phase uses them reversed): a member
+    // whose two children send at once shares its links between them.
+    const auto& grid = program.grid;
+    std::vector<std::vector<int64_t>> edges;
+    const auto trees = plan_group(OpKind::all_reduce, Algorithm::tree, g.layout, 1, 0, Fidelity::fast);
+    for (int64_t r = 0; r < grid.size(); ++r) {
+      if (grid.index_in_group(r, mask) != 0) continue;
+      for (int32_t me = 0; me < static_cast<int32_t>(size); ++me)
+        for (const Transfer& t : trees[static_cast<size_t>(me)].front().sends)
+          edges.push_back({placement.device_of(grid.group_member(r, mask, me)),
+                           placement.device_of(grid.group_member(r, mask, t.peer))});
+    }
+    load(g.trees, edges);
+    g.trees_known = true;
+  }
   if (pairs && !g.pairs_known && placement_aware_) {
     // All-to-all: every member of every group sends to every other member at once (routed as
     // two-member rings, one per pair). Only expert groups exchange, and they are small.
@@ -140,7 +158,7 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
     load(g.pairs, two);
     g.pairs_known = true;
   }
-  if (algorithm == Algorithm::ring) {
+  if (algorithm == Algorithm::ring && kind != OpKind::broadcast && kind != OpKind::reduce) {
     // One aggregated step (fast fidelity): every ring edge carries its channels' shares; the step
     // lasts as long as the slowest edge.
     const auto own = plan(kind, algorithm, g.layout, 0, bytes, root, Fidelity::fast);
@@ -155,25 +173,29 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
     double transfer = 0;
     for (const auto& o : orders)
       for (size_t i = 0; i < o.size(); ++i)
-        transfer = std::max(transfer,
-                            per_channel / edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
-                                                         g.devices[static_cast<size_t>(o[(i + 1) % o.size()])], false));
+        transfer =
+            std::max(transfer, per_channel / edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
+                                                            g.devices[static_cast<size_t>(o[(i + 1) % o.size()])],
+                                                            Pattern::rings));
     return seconds_[key] = transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind);
   }
   // Other algorithms: a step ends when its slowest member is done, every member's transfers at their
   // own flows' share.
   std::vector<double> steps;
+  const auto plans = plan_group(kind, algorithm, g.layout, bytes, root, Fidelity::fast);
   for (int32_t me = 0; me < static_cast<int32_t>(size); ++me) {
-    const auto plan_of_me = plan(kind, algorithm, g.layout, me, bytes, root, Fidelity::fast);
+    const auto& plan_of_me = plans[static_cast<size_t>(me)];
     if (steps.size() < plan_of_me.size()) steps.resize(plan_of_me.size(), 0);
     const int64_t here = g.devices[static_cast<size_t>(me)];
     for (size_t s = 0; s < plan_of_me.size(); ++s) {
       const Step& st = plan_of_me[s];
       double transfer = 0;
       for (const Transfer& t : st.sends)
-        transfer = std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pairs));
+        transfer =
+            std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pattern));
       for (const Transfer& t : st.recvs)
-        transfer = std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pairs));
+        transfer =
+            std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pattern));
       steps[s] = std::max(steps[s], transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind));
     }
   }

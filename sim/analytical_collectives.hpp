@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/collectives.hpp"
+#include "sim/tuner.hpp"
 #include "topology/topology.hpp"
 #include "workloads/program.hpp"
 
@@ -47,21 +48,25 @@ class CollectiveTimes {
     Loads rings;                   // every ring of every group (ring-based algorithms)
     Loads pairs;                   // every pair of every group exchanging (all-to-all); filled when needed
     bool pairs_known = false;
+    Loads trees;  // every tree edge of every group (NCCL's double binary tree); filled when needed
+    bool trees_known = false;
     double latency = 0;                                      // the slowest path between neighbouring members
     double ring_bandwidth = 0;                               // the slowest ring flow's share (reported)
-    std::map<std::pair<int64_t, int64_t>, double> edges[2];  // bandwidth of a flow, under ring / pair loads
+    std::map<std::pair<int64_t, int64_t>, double> edges[3];  // bandwidth of a flow, under ring / pair / tree loads
   };
   Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
                workloads::AxisMask mask);
   void load(Loads& loads, const std::vector<std::vector<int64_t>>& rings) const;
   // The bandwidth one flow from device `from` to `to` gets: its route's slowest link, shared by the
   // flows the group's pattern puts on it.
-  double edge_bandwidth(Group& g, int64_t from, int64_t to, bool pairs);
+  enum class Pattern { rings, pairs, trees };
+  double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern);
 
   const topology::Topology& topology_;
   std::string library_;
   bool placement_aware_;
   StepCosts step_costs_;
+  Tuner tuner_;
   double flat_bandwidth_ = 0;  // one NIC
   std::map<std::vector<int64_t>, Group> groups_;
   std::map<std::tuple<std::vector<int64_t>, int, double, int32_t>, double> seconds_;

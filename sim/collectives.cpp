@@ -1,6 +1,7 @@
 #include "sim/collectives.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace paratwin::sim {
@@ -39,6 +40,7 @@ bool supports(Algorithm algorithm, OpKind kind) {
       kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather;
   switch (algorithm) {
     case Algorithm::ring:
+      return reducing_or_gathering || kind == OpKind::broadcast || kind == OpKind::reduce;
     case Algorithm::recursive:
     case Algorithm::hierarchical:
       return reducing_or_gathering;
@@ -57,7 +59,9 @@ Algorithm default_algorithm(OpKind kind, const std::string& library) {
   switch (kind) {
     case OpKind::broadcast:
     case OpKind::reduce:
-      return Algorithm::binomial_tree;
+      // NCCL and RCCL broadcast and reduce along their rings, pipelined in chunks; PCCL implements
+      // all-gather and reduce-scatter only and leaves the rest to the vendor library.
+      return library == "mpi" || library == "cray-mpich" ? Algorithm::binomial_tree : Algorithm::ring;
     case OpKind::all_to_all:
       return Algorithm::pairwise;
     default:
@@ -243,30 +247,130 @@ std::vector<Step> recursive(OpKind kind, int32_t p, int32_t me, double bytes) {
   }
 }
 
-// NCCL's double binary tree: two trees, each reducing then broadcasting half of the buffer, pipelined
-// so that every tree link carries its half once per phase while the depth adds latency. Tree A is
-// the heap 0..p-1; tree B the heap over the reversed order, so a leaf of one is inside the other.
-std::vector<Step> double_tree(int32_t p, int32_t me, double bytes) {
+// NCCL's binary tree over n nodes (ncclGetBtree): in-order, so that half of the edges join
+// neighbouring nodes, a quarter nodes two apart, and so on. Node r's parent clears r's lowest set bit
+// and sets the next one; its children are r -/+ half that bit; node 0 is the root of one child.
+struct TreeLinks {
+  int32_t parent = -1;
+  int32_t children[2] = {-1, -1};
+};
+
+TreeLinks btree(int32_t n, int32_t r) {
+  TreeLinks t;
+  int32_t bit = 1;
+  while (bit < n && !(bit & r)) bit <<= 1;
+  if (r == 0) {
+    if (n > 1) t.children[1] = bit >> 1;
+    return t;
+  }
+  t.parent = (r ^ bit) | (bit << 1);
+  if (t.parent >= n) t.parent = r ^ bit;
+  int32_t low = bit >> 1;
+  if (low == 0) return t;
+  t.children[0] = r - low;
+  while (low > 0 && r + low >= n) low >>= 1;
+  if (low > 0) t.children[1] = r + low;
+  return t;
+}
+
+// NCCL's double binary tree: inside a node a chain through the members, between nodes two binary
+// trees over the nodes (tree A btree over nodes 0..N-1, tree B its mirror for an even node count or
+// shifted by one for an odd one, so that a leaf of one is inside the other), each reducing then
+// broadcasting half of the buffer. Tree A
+// enters a node at the first member of its chain, tree B at the last, so the chain links carry half
+// the buffer in each direction. Pipelined: every link carries its half once per phase while the
+// depth adds latency. With one member per node this is the plain double binary tree over members.
+// One member's two steps of the double tree, given its node's chain and where each tree enters the
+// other nodes (`entry(t, node)`).
+template <typename Entry>
+std::vector<Step> tree_steps(const Order& chain, int32_t me, int32_t j, int32_t nodes, int32_t longest,
+                             const Entry& entry, double bytes) {
   const double half = bytes / 2;
+  const auto m = static_cast<int32_t>(chain.size());
+  const int32_t l = position(chain, me);
   Step up, down;
   for (int t = 0; t < 2; ++t) {
-    const auto map = [&](int32_t x) { return t == 0 ? x : p - 1 - x; };  // rank <-> heap position
-    const int32_t i = map(me);
-    for (int32_t c : {2 * i + 1, 2 * i + 2})
-      if (c < p) {
-        add(up.recvs, map(c), half);
+    // node -> position in tree t, and back
+    const auto pos = [&](int32_t x) { return t == 0 ? x : nodes % 2 == 0 ? nodes - 1 - x : (x - 1 + nodes) % nodes; };
+    const auto node_at = [&](int32_t y) { return t == 0 ? y : nodes % 2 == 0 ? nodes - 1 - y : (y + 1) % nodes; };
+    const int32_t towards = t == 0 ? -1 : 1;  // along the chain, towards the entry member
+    const int32_t head = t == 0 ? 0 : m - 1;
+    if (l != head) {
+      const int32_t to = chain[static_cast<size_t>(l + towards)];
+      add(up.sends, to, half);
+      add(down.recvs, to, half);
+    }
+    if (const int32_t away = l - towards; away >= 0 && away < m) {
+      add(up.recvs, chain[static_cast<size_t>(away)], half);
+      up.reduce_bytes += half;
+      add(down.sends, chain[static_cast<size_t>(away)], half);
+    }
+    if (l != head) continue;
+    const TreeLinks links = btree(nodes, pos(j));
+    for (int32_t c : links.children)
+      if (c >= 0) {
+        const int32_t peer = entry(t, node_at(c));
+        add(up.recvs, peer, half);
         up.reduce_bytes += half;
-        add(down.sends, map(c), half);
+        add(down.sends, peer, half);
       }
-    if (i > 0) {
-      add(up.sends, map((i - 1) / 2), half);
-      add(down.recvs, map((i - 1) / 2), half);
+    if (links.parent >= 0) {
+      const int32_t peer = entry(t, node_at(links.parent));
+      add(up.sends, peer, half);
+      add(down.recvs, peer, half);
     }
   }
   int depth = 0;
-  for (int32_t span = 1; 2 * span <= p; span *= 2) ++depth;
-  up.extra_latencies = down.extra_latencies = std::max(0, depth - 1);
+  for (int32_t span = 1; span < nodes; span *= 2) ++depth;
+  up.extra_latencies = down.extra_latencies = std::max(0, depth + longest - 2);
   return {up, down};
+}
+
+// One member's plan in one pass over the group, without building every node's member list.
+std::vector<Step> double_tree(const GroupLayout& layout, int32_t me, double bytes) {
+  const int32_t p = layout.size();
+  const auto member = [&](int32_t k) { return layout.order.empty() ? k : layout.order[static_cast<size_t>(k)]; };
+  const auto node_of = [&](int32_t i) { return layout.node[static_cast<size_t>(i)]; };
+  const int32_t j = node_of(me);
+  Order chain;
+  int32_t nodes = 0;
+  std::vector<int32_t> count;
+  for (int32_t k = 0; k < p; ++k) {
+    const int32_t i = member(k), n = node_of(i);
+    if (n == j) chain.push_back(i);
+    nodes = std::max(nodes, n + 1);
+    if (count.size() <= static_cast<size_t>(n)) count.resize(static_cast<size_t>(n) + 1, 0);
+    ++count[static_cast<size_t>(n)];
+  }
+  const auto entry = [&](int t, int32_t node) {
+    int32_t found = -1;
+    for (int32_t k = 0; k < p; ++k) {
+      const int32_t i = member(k);
+      if (node_of(i) != node) continue;
+      found = i;
+      if (t == 0) break;
+    }
+    return found;
+  };
+  return tree_steps(chain, me, j, nodes, *std::max_element(count.begin(), count.end()), entry, bytes);
+}
+
+// Every member's plan at once, linear in the group.
+std::vector<std::vector<Step>> double_trees(const GroupLayout& layout, double bytes) {
+  const auto by_node = members_by_node(layout);
+  const auto nodes = static_cast<int32_t>(by_node.size());
+  size_t longest = 0;
+  for (const Order& o : by_node) longest = std::max(longest, o.size());
+  const auto entry = [&](int t, int32_t node) {
+    const Order& c = by_node[static_cast<size_t>(node)];
+    return t == 0 ? c.front() : c.back();
+  };
+  std::vector<std::vector<Step>> out(static_cast<size_t>(layout.size()));
+  for (int32_t j = 0; j < nodes; ++j)
+    for (int32_t me : by_node[static_cast<size_t>(j)])
+      out[static_cast<size_t>(me)] =
+          tree_steps(by_node[static_cast<size_t>(j)], me, j, nodes, static_cast<int32_t>(longest), entry, bytes);
+  return out;
 }
 
 // PCCL (seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same place
@@ -342,6 +446,66 @@ std::vector<Step> binomial(int32_t p, int32_t me, int32_t root, double bytes, bo
   return out;
 }
 
+// NCCL's pipelined broadcast (reduce: the reverse): the data flows from the root along the ring's
+// order in chunks of kChainChunk bytes per channel, each member forwarding a chunk while it receives
+// the next, so a link carries the buffer once and the chain's depth adds one chunk per hop.
+// Exact fidelity has one step per chunk slot (at most kChainSlots chunks); fast fidelity one step
+// whose transfers carry the buffer plus the pipeline fill.
+constexpr double kChainChunk = 512.0 * 1024;  // NCCL Simple protocol: 4 MiB buffer / 8 steps
+constexpr int kChainSlots = 64;
+
+std::vector<Step> chain(const std::vector<Order>& orders, int32_t me, int32_t root, double bytes, bool reduce,
+                        Fidelity fidelity) {
+  const double share = bytes / static_cast<double>(orders.size());
+  struct Link {
+    int32_t up = -1, down = -1;  // predecessor and successor on the chain from the root (-1: none)
+  };
+  std::vector<Link> links;
+  int32_t depth_of_me = 0, length = 0;
+  for (const Order& o : orders) {
+    const auto q = static_cast<int32_t>(o.size());
+    const int32_t r = position(o, root), pos = (position(o, me) - r + q) % q;  // hops from the root
+    Link l;
+    if (pos > 0) l.up = o[static_cast<size_t>((r + pos - 1) % q)];
+    if (pos < q - 1) l.down = o[static_cast<size_t>((r + pos + 1) % q)];
+    links.push_back(l);
+    depth_of_me = pos;
+    length = q;
+  }
+  const int chunks =
+      static_cast<int>(std::clamp(std::ceil(share / kChainChunk), 1.0, static_cast<double>(kChainSlots)));
+  const double chunk = share / chunks;
+  if (fidelity == Fidelity::fast) {
+    Step s;
+    const double carried = share + (length - 2) * std::min(chunk, kChainChunk);
+    for (const Link& l : links) {
+      // Broadcast: receive from up, send down. Reduce: the same chain with the data flowing to the root.
+      const int32_t from = reduce ? l.down : l.up, to = reduce ? l.up : l.down;
+      if (to >= 0) add(s.sends, to, carried);
+      if (from >= 0) add(s.recvs, from, carried);
+      if (reduce && from >= 0) s.reduce_bytes += share;
+    }
+    s.extra_latencies = length - 2;
+    return {s};
+  }
+  // Slot t: the member at depth i (from the sending end) forwards chunk t - i.
+  const int32_t depth = reduce ? length - 1 - depth_of_me : depth_of_me;
+  std::vector<Step> out(static_cast<size_t>(chunks + length - 2));
+  for (size_t t = 0; t < out.size(); ++t) {
+    Step& s = out[t];
+    const auto c = static_cast<int32_t>(t) - depth;  // the chunk this member forwards in slot t
+    for (const Link& l : links) {
+      const int32_t from = reduce ? l.down : l.up, to = reduce ? l.up : l.down;
+      if (to >= 0 && c >= 0 && c < chunks) add(s.sends, to, chunk);
+      if (from >= 0 && c + 1 >= 0 && c + 1 < chunks) {
+        add(s.recvs, from, chunk);
+        if (reduce) s.reduce_bytes += chunk;
+      }
+    }
+  }
+  return out;
+}
+
 // Pairwise exchange: in step s, send to me + s and receive from me - s.
 std::vector<Step> pairwise(int32_t p, int32_t me, double bytes, Fidelity fidelity) {
   const double block = bytes / p;
@@ -385,6 +549,16 @@ std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout) {
   return orders;
 }
 
+std::vector<std::vector<Step>> plan_group(OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes,
+                                          int32_t root, Fidelity fidelity) {
+  if (algorithm == Algorithm::tree && supports(algorithm, kind) && layout.size() > 1)
+    return double_trees(layout, bytes);
+  std::vector<std::vector<Step>> out;
+  for (int32_t me = 0; me < layout.size(); ++me)
+    out.push_back(plan(kind, algorithm, layout, me, bytes, root, fidelity));
+  return out;
+}
+
 std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
                        int32_t root, Fidelity fidelity) {
   if (!supports(algorithm, kind))
@@ -400,6 +574,9 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layo
           return rings(orders, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
         case OpKind::reduce_scatter:
           return rings(orders, me, p - 1, bytes / p, p - 1, fidelity);
+        case OpKind::broadcast:
+        case OpKind::reduce:
+          return chain(orders, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce, fidelity);
         default:
           return rings(orders, me, p - 1, bytes / p, 0, fidelity);
       }
@@ -407,7 +584,7 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layo
     case Algorithm::recursive:
       return recursive(kind, p, me, bytes);
     case Algorithm::tree:
-      return double_tree(p, me, bytes);
+      return double_tree(layout, me, bytes);
     case Algorithm::hierarchical:
       return hierarchical(kind, layout, me, bytes, fidelity);
     case Algorithm::binomial_tree:

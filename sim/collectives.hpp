@@ -18,7 +18,8 @@ namespace paratwin::sim {
 
 enum class Fidelity { exact, fast };
 
-// ring: NCCL/RCCL/MPI ring (all-reduce, reduce-scatter, all-gather), one ring per channel.
+// ring: NCCL/RCCL/MPI ring (all-reduce, reduce-scatter, all-gather), one ring per channel; for
+//   broadcast and reduce NCCL's pipelined chain along the ring from (to) the root.
 // recursive: recursive halving (reduce-scatter), doubling (all-gather), both (all-reduce, Rabenseifner);
 //   power-of-two groups only.
 // tree: NCCL's pipelined double binary tree (all-reduce).
@@ -84,8 +85,9 @@ struct StepCosts {
 };
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for
-// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; all use
-// binomial trees for broadcast and reduce and pairwise exchange for all-to-all.
+// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; the GPU
+// libraries pipelined chains for broadcast and reduce, the MPI libraries binomial trees; all pairwise
+// exchange for all-to-all.
 Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
 
 // How a library drives a node's NICs: Cray MPICH sends every inter-node flow through the node's first
@@ -101,6 +103,9 @@ std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout);
 // broadcast/reduce. Throws std::invalid_argument for an algorithm the kind or group cannot use.
 std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
                        int32_t root, Fidelity fidelity);
+// Every member's plan (indexed as the group), the double tree in one pass over the group.
+std::vector<std::vector<Step>> plan_group(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout,
+                                          double bytes, int32_t root, Fidelity fidelity);
 inline std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, int32_t size, int32_t me, double bytes,
                               int32_t root, Fidelity fidelity) {
   return plan(kind, algorithm, GroupLayout::flat(size), me, bytes, root, fidelity);

@@ -13,6 +13,7 @@
 #include "sim/folding.hpp"
 #include "sim/group_layouts.hpp"
 #include "sim/node_collectives.hpp"
+#include "sim/tuner.hpp"
 #include "topology/platform.hpp"
 
 namespace paratwin::sim {
@@ -40,6 +41,7 @@ struct Shared {
   workloads::PlacementMap placement;
   std::string library;
   GroupLayouts layouts;
+  Tuner tuner;
   std::vector<std::array<std::vector<uint32_t>, kStreams>> stream_ops;  // per role, per stream
   std::vector<std::vector<uint8_t>> feeds_other_stream;                 // per role, per op
   std::vector<bool> one_compute_stream;  // per role: all its compute runs on one stream (never two kernels at once)
@@ -63,6 +65,7 @@ struct Shared {
         placement(p.placement()),
         library(o.library.empty() ? t.machine().profile.library : o.library),
         layouts(p, placement, t, library),
+        tuner(t, library, o.algorithms),
         pipe_axis(p.grid.axis_index("pipe")),
         step_costs(StepCosts::of(t.machine(), library)) {
     for (const Role& role : p.roles) {
@@ -112,10 +115,7 @@ struct Shared {
 
   sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
 
-  Algorithm algorithm_for(OpKind kind) const {
-    const auto it = options.algorithms.find(kind);
-    return it != options.algorithms.end() ? it->second : default_algorithm(kind, library);
-  }
+  Algorithm algorithm_for(const Op& op, const GroupLayout& layout) { return tuner.choose(op.kind, layout, op.bytes); }
 };
 
 class RankActor {
@@ -272,12 +272,13 @@ class RankActor {
     const GroupInfo& group = group_info(op.group);
     if (group.on_node) {
       f.timed = true;
-      f.wake = f.start + sh_.node_collectives->seconds(rank_, op, sh_.algorithm_for(op.kind));
+      f.wake = f.start + sh_.node_collectives->seconds(rank_, op, sh_.algorithm_for(op, *group.layout));
       return;
     }
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps = plan(op.kind, sh_.algorithm_for(op.kind), *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
+    f.steps =
+        plan(op.kind, sh_.algorithm_for(op, *group.layout), *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
     post_step(s);
     compute_pace();
   }
@@ -449,7 +450,8 @@ class RankActor {
     if (workloads::is_collective(op.kind)) {
       auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
       c.kind = op.kind;
-      c.algorithm = sh_.algorithm_for(op.kind);
+      const Algorithm a = sh_.algorithm_for(op, *group_info(op.group).layout);
+      if (std::find(c.algorithms.begin(), c.algorithms.end(), a) == c.algorithms.end()) c.algorithms.push_back(a);
       c.group = op.group;
       c.count += weight_;
       c.bytes += op.bytes * weight_;

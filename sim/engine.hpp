@@ -47,7 +47,7 @@ struct RankTimes {
 
 struct CollectiveStats {
   workloads::OpKind kind = workloads::OpKind::all_reduce;
-  Algorithm algorithm = Algorithm::ring;
+  std::vector<Algorithm> algorithms;  // the library's choices, in order of first use
   workloads::AxisMask group = 0;
   int64_t group_size = 1;
   int64_t count = 0;   // per rank

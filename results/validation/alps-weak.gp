@@ -4,10 +4,10 @@ set title 'alps-weak: AxoNN 4-D weak scaling on Alps, % of advertised bf16 peak'
 set key top left
 set grid
 $data << EOD
-1024 30.6 30.6 30.6 24.5674
-2048 30.7 30.7 30.7 13.4049
-4096 27 27 27 13.9162
-6144 23.4 23.4 23.4 9.11166
+1024 30.6 30.6 30.6 28.6896
+2048 30.7 30.7 30.7 22.7178
+4096 27 27 27 18.1073
+6144 23.4 23.4 23.4 8.96104
 EOD
 set xlabel 'GPUs'
 set logscale x 2

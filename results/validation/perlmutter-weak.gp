@@ -4,10 +4,10 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 49.3392
-1024 61.9 61.9 61.9 37.2473
-2048 55.2 55.2 55.2 27.6652
-4096 48.5 48.5 48.5 28.768
+512 50.6 50.6 50.6 57.367
+1024 61.9 61.9 61.9 53.1027
+2048 55.2 55.2 55.2 47.3834
+4096 48.5 48.5 48.5 42.5175
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -63,6 +63,16 @@ TEST_F(Reference, ErrorsNameTheFileAndPath) {
   EXPECT_NE(error_of([&] { pc::load_reference_suite(range); }).find("points[0].published"), std::string::npos);
 }
 
+TEST_F(Reference, APointMayAskForTheBestConfiguration) {
+  EXPECT_FALSE(pc::load_reference_suite(write("s.json", suite(kPoint))).points[0].best_configuration);
+  const auto best = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
+      "configuration": "best", "machine": "frontier", "published": 40, "where": "row 1"})")));
+  EXPECT_TRUE(best.points[0].best_configuration);
+  const auto bad = write("s.json", suite(R"({"label": "a", "workload": "w.json", "configuration": "fastest",
+      "machine": "frontier", "published": 40, "where": "row 1"})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(bad); }).find("points[0].configuration"), std::string::npos);
+}
+
 TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
   const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
       "machine": "frontier", "published": 51.5, "range": [49, 54], "where": "text"})")));

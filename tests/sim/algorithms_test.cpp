@@ -2,6 +2,7 @@
 // same step, and each algorithm moves the volume its textbook cost says.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "sim/collectives.hpp"
@@ -95,6 +96,51 @@ TEST(Algorithms, DoubleBinaryTreeSendsAndReceivesTheBufferOncePerPhase) {
   }
 }
 
+// NCCL's tree over nodes: a chain inside each node, the two binary trees between the nodes entering
+// at the chain's two ends, so a node sends at most half the buffer per tree to other nodes.
+TEST(Algorithms, NodeAwareTreeChainsInsideNodesAndCrossesBetweenThemPerTree) {
+  const double n = 64e6;
+  const auto layout = nodes_of(4, 4);
+  const auto t = check_plan(OpKind::all_reduce, ps::Algorithm::tree, layout, n);
+  EXPECT_EQ(t.steps, 2u);
+  for (int32_t node = 0; node < 4; ++node) {
+    double out = 0;
+    for (int32_t k = 0; k < 4; ++k) {
+      const int32_t me = 4 * node + k;
+      const auto steps = ps::plan(OpKind::all_reduce, ps::Algorithm::tree, layout, me, n, 0, ps::Fidelity::exact);
+      for (const auto& s : steps[0].sends) {
+        if (s.peer / 4 != node) {
+          out += s.bytes;
+        } else {
+          EXPECT_EQ(std::abs(s.peer - me), 1) << "inside a node the tree is a chain";
+        }
+      }
+      // Middle members of the chain only pass halves along it.
+      if (k == 1 || k == 2) {
+        EXPECT_EQ(steps[0].sends.size(), 2u);
+      }
+    }
+    EXPECT_LE(out, n / 2 * 2);  // one parent per tree, half the buffer each
+  }
+  // The whole group's plans at once are every member's own plan.
+  const auto all = ps::plan_group(OpKind::all_reduce, ps::Algorithm::tree, layout, n, 0, ps::Fidelity::fast);
+  for (int32_t me = 0; me < 16; ++me) {
+    const auto own = ps::plan(OpKind::all_reduce, ps::Algorithm::tree, layout, me, n, 0, ps::Fidelity::fast);
+    ASSERT_EQ(all[static_cast<size_t>(me)].size(), own.size());
+    for (size_t k = 0; k < own.size(); ++k) {
+      EXPECT_EQ(all[static_cast<size_t>(me)][k].sends.size(), own[k].sends.size());
+      EXPECT_EQ(all[static_cast<size_t>(me)][k].recvs.size(), own[k].recvs.size());
+      EXPECT_DOUBLE_EQ(all[static_cast<size_t>(me)][k].reduce_bytes, own[k].reduce_bytes);
+      for (size_t i = 0; i < own[k].sends.size(); ++i)
+        EXPECT_EQ(all[static_cast<size_t>(me)][k].sends[i].peer, own[k].sends[i].peer);
+    }
+  }
+  // One member per node: the plain double binary tree; depth log2(nodes) in latencies.
+  const auto flat =
+      ps::plan(OpKind::all_reduce, ps::Algorithm::tree, ps::GroupLayout::flat(16), 3, n, 0, ps::Fidelity::fast);
+  EXPECT_EQ(flat[0].extra_latencies, 3);
+}
+
 TEST(Algorithms, RingChannelsLeaveEachNodeThroughDifferentMembers) {
   // 4 nodes of 8, 4 channels entering at 0, 2, 4, 6: the rings leave node 0 through members 7, 1, 3, 5
   // and every channel carries a quarter of the data.
@@ -146,10 +192,45 @@ TEST(Algorithms, AllToAllPairwiseOrDirect) {
   EXPECT_DOUBLE_EQ(direct.received, 7.0 / 8 * n);
 }
 
+// NCCL's broadcast and reduce: a pipelined chain along the ring, every link carrying the buffer once;
+// the chain's depth costs one chunk slot per hop.
+TEST(Algorithms, PipelinedChainCarriesTheBufferOncePerLink) {
+  const double chunk = 512.0 * 1024;
+  for (int32_t p : {2, 5, 8}) {
+    for (double n : {16 * chunk, 0.25 * chunk}) {
+      const auto layout = ps::GroupLayout::flat(p);
+      const double chunks = n > chunk ? n / chunk : 1;
+      // Rooted at member 0: it sends everything and receives nothing; the last member only receives.
+      const auto b = check_plan(OpKind::broadcast, ps::Algorithm::ring, layout, n);
+      EXPECT_EQ(b.steps, static_cast<size_t>(chunks + p - 2)) << p << " members, " << n << " bytes";
+      EXPECT_DOUBLE_EQ(b.sent, n);
+      EXPECT_DOUBLE_EQ(b.received, 0);
+      const auto r = check_plan(OpKind::reduce, ps::Algorithm::ring, layout, n);
+      EXPECT_EQ(r.steps, b.steps);
+      EXPECT_DOUBLE_EQ(r.received, n);
+      EXPECT_DOUBLE_EQ(r.reduced, n);
+      EXPECT_DOUBLE_EQ(r.sent, 0);
+      // Fast fidelity: one step, the pipeline fill added to the buffer, p - 1 hops of latency.
+      const auto f = ps::plan(OpKind::broadcast, ps::Algorithm::ring, layout, 1, n, 0, ps::Fidelity::fast);
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].extra_latencies, p - 2);
+      EXPECT_DOUBLE_EQ(f[0].recvs.at(0).bytes, n + (p - 2) * std::min(n, chunk));
+    }
+  }
+  // A middle member forwards each chunk one slot after it arrives.
+  const auto mid = ps::plan(OpKind::broadcast, ps::Algorithm::ring, 4, 2, 2 * chunk, 1, ps::Fidelity::exact);
+  ASSERT_EQ(mid.size(), 4u);
+  EXPECT_TRUE(mid[0].recvs.size() == 1 && mid[0].sends.empty());
+  EXPECT_TRUE(mid[1].recvs.size() == 1 && mid[1].sends.size() == 1);
+  EXPECT_TRUE(mid[2].recvs.empty() && mid[2].sends.size() == 1);
+}
+
 TEST(Algorithms, LibrariesChooseTheirAlgorithms) {
   EXPECT_EQ(ps::default_algorithm(OpKind::all_gather, "rccl"), ps::Algorithm::ring);
   EXPECT_EQ(ps::default_algorithm(OpKind::reduce_scatter, "pccl"), ps::Algorithm::hierarchical);
-  EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "pccl"), ps::Algorithm::binomial_tree);
+  EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "nccl"), ps::Algorithm::ring);
+  EXPECT_EQ(ps::default_algorithm(OpKind::reduce, "rccl"), ps::Algorithm::ring);
+  EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "cray-mpich"), ps::Algorithm::binomial_tree);
   EXPECT_FALSE(ps::supports(ps::Algorithm::tree, OpKind::all_gather));
   EXPECT_THROW(ps::plan(OpKind::all_gather, ps::Algorithm::tree, 4, 0, 1e6, 0, ps::Fidelity::exact),
                std::invalid_argument);

@@ -1,0 +1,79 @@
+#include "sim/tuner.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace paratwin::sim {
+
+using workloads::OpKind;
+
+Tuner::Tuner(const topology::Topology& topology, std::string library, std::map<OpKind, Algorithm> forced)
+    : library_(std::move(library)), forced_(std::move(forced)), costs_(StepCosts::of(topology.machine(), library_)) {
+  const auto& m = topology.machine();
+  const int64_t per_node = m.devices_per_node();
+  if (per_node > 1 && topology.devices() > 1) {
+    const auto p = topology.path(0, 1);
+    intra_bandwidth_ = p.bandwidth;
+    intra_latency_ = p.latency;
+  }
+  for (const auto& nic : m.node.nics) inter_bandwidth_ = std::max(inter_bandwidth_, nic.bandwidth);
+  nics_ = topology.options().one_nic_per_node ? 1 : std::max<int>(1, static_cast<int>(m.node.nics.size()));
+  if (topology.devices() > per_node) {
+    const auto p = topology.path(0, per_node);
+    inter_latency_ = p.latency;
+    if (inter_bandwidth_ <= 0) inter_bandwidth_ = p.bandwidth;
+  }
+}
+
+double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes) const {
+  // Closed forms, as NCCL's tuner has them: latency = steps x (step cost + path latency), bandwidth term =
+  // bytes a member moves over the links it uses (cost linear in the group, so choosing stays cheap at
+  // tens of thousands of members).
+  if (kind != OpKind::all_reduce || (algorithm != Algorithm::ring && algorithm != Algorithm::tree))
+    return std::numeric_limits<double>::infinity();
+  const double p = layout.size();
+  if (p <= 1) return 0;
+  const int32_t nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
+  std::vector<int32_t> per_node(static_cast<size_t>(nodes), 0);
+  for (int32_t n : layout.node) ++per_node[static_cast<size_t>(n)];
+  const double m = *std::max_element(per_node.begin(), per_node.end());
+  const double latency = nodes > 1 ? inter_latency_ : intra_latency_;
+  const double step = costs_.collective_step + latency;
+  const auto over = [](double b, double bw) { return bw > 0 ? b / bw : 0.0; };
+  if (algorithm == Algorithm::ring) {
+    // Every step waits for its slowest edge; the channels' rings leave each node through their own
+    // members, as many NICs at once as there are channels.
+    const double channels = std::max<size_t>(1, layout.channel_offsets.size());
+    const double moved = 2 * (p - 1) / p * bytes;
+    double seconds = 2 * (p - 1) * step;
+    double slowest = 0;
+    if (m > 1) slowest = std::max(slowest, over(moved, intra_bandwidth_));
+    if (nodes > 1) slowest = std::max(slowest, over(moved, inter_bandwidth_ * std::min<double>(channels, nics_)));
+    return seconds + slowest;
+  }
+  // Tree: per phase, the chain through a node's members and the binary trees between nodes; the
+  // member where a tree enters a node receives half the buffer from each of two children.
+  int depth = 0;
+  for (int32_t span = 1; span < nodes; span *= 2) ++depth;
+  const double phase =
+      std::max(m > 1 ? over(bytes / 2, intra_bandwidth_) : 0.0, nodes > 1 ? over(bytes, inter_bandwidth_) : 0.0);
+  return 2 * (depth + m - 1) * step + 2 * phase;
+}
+
+Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {
+  if (const auto it = forced_.find(kind); it != forced_.end()) return it->second;
+  const Algorithm fallback = default_algorithm(kind, library_);
+  const bool tunes = (library_ == "nccl" || library_ == "rccl") && kind == OpKind::all_reduce;
+  // NCCL runs trees between nodes only; inside one node its rings follow the fastest links.
+  if (!tunes || layout.size() <= 2 ||
+      std::all_of(layout.node.begin(), layout.node.end(), [&](int32_t n) { return n == layout.node.front(); }))
+    return fallback;
+  const auto key = std::make_tuple(&layout, static_cast<int>(kind), bytes);
+  if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+  const double ring = estimate(kind, Algorithm::ring, layout, bytes);
+  const double tree = estimate(kind, Algorithm::tree, layout, bytes);
+  return chosen_[key] = tree < ring ? Algorithm::tree : Algorithm::ring;
+}
+
+}  // namespace paratwin::sim

@@ -1,0 +1,38 @@
+#pragma once
+// How NCCL and RCCL pick the algorithm of an all-reduce: their tuner (NCCL src/graph/tuning.cc)
+// estimates every algorithm's time from a latency per step and the bandwidth of the links the
+// algorithm uses, and runs the fastest: rings for large buffers on few nodes, the double binary tree
+// where a ring's 2(p-1) steps of latency dominate (many nodes, small or medium buffers). The tuner
+// here does the same with the machine profile's step cost and the node graph's and NICs' bandwidths,
+// knowing nothing of the other traffic (as NCCL's does not). Other kinds and libraries keep
+// default_algorithm; an algorithm forced by the user wins.
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "sim/collectives.hpp"
+#include "topology/topology.hpp"
+
+namespace paratwin::sim {
+
+class Tuner {
+ public:
+  Tuner(const topology::Topology& topology, std::string library, std::map<workloads::OpKind, Algorithm> forced = {});
+
+  // The algorithm the library runs for a collective of `kind` and `bytes` over a group laid out as
+  // `layout` (layouts live as long as the GroupLayouts that made them; choices are cached by address).
+  Algorithm choose(workloads::OpKind kind, const GroupLayout& layout, double bytes);
+  // The tuner's estimate of one all-reduce's seconds with `algorithm` (ring or tree; others: infinity).
+  double estimate(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes) const;
+
+ private:
+  std::string library_;
+  std::map<workloads::OpKind, Algorithm> forced_;
+  StepCosts costs_;
+  double intra_bandwidth_ = 0, intra_latency_ = 0;  // between two devices of a node
+  double inter_bandwidth_ = 0, inter_latency_ = 0;  // one NIC; a path between nodes
+  int nics_ = 1;                                    // NICs a node's inter-node flows share
+  std::map<std::tuple<const GroupLayout*, int, double>, Algorithm> chosen_;
+};
+
+}  // namespace paratwin::sim
