@@ -105,6 +105,7 @@ ReferenceSuite load_reference_suite(const std::string& path) {
       }
       point.where = p.string("where");
       point.note = p.string("note", "");
+      point.calibration = p.boolean("calibration", false);
       if (s.metric == Metric::speedup) {
         point.collective = read_collective(p.object("collective"));
         if (p.has("workload")) p.fail("workload", "a speedup point times one collective: give no workload");

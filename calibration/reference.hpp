@@ -32,6 +32,9 @@ struct ReferencePoint {
   // predict with the configuration paratwin's analytical model ranks first (paratwin search, the
   // workload's family) instead of the one written in the workload.
   bool best_configuration = false;
+  // A machine profile parameter was fitted to this point (named in its note): its error says how well
+  // the fit went, not how well paratwin predicts, and the headline also gives the error without it.
+  bool calibration = false;
 };
 
 struct ReferenceSuite {

@@ -64,6 +64,13 @@ ErrorStats error_stats(const std::vector<const ValidationRow*>& rows) {
   return s;
 }
 
+std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow*>& rows) {
+  std::vector<const ValidationRow*> out;
+  for (const auto* r : rows)
+    if (!r->point->calibration) out.push_back(r);
+  return out;
+}
+
 std::string validation_csv(const std::vector<ValidationRow>& rows) {
   std::ostringstream o;
   o << "suite,label,machine,gpus,metric,end_to_end,published,range_low,range_high,model,predicted,error_percent,"
@@ -96,9 +103,12 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
   };
   md << "| points | predicted | failed | mean absolute error | max absolute error |\n|---|---:|---:|---:|---:|\n";
   headline("end-to-end (% of peak, time or throughput per iteration)", e2e);
+  if (const auto kept = held_out(e2e); kept.size() < e2e.size())
+    headline("end-to-end, without the points a profile parameter was fitted to", kept);
   headline("phases and collective speedups", other);
   md << "\nError = (predicted − published) / published; for a published range, the distance to its nearest end. "
-        "Each suite has one machine; its `assumptions` say what the seed does not publish.\n\n";
+        "Each suite has one machine; its `assumptions` say what the seed does not publish. Points marked "
+        "(calibration) had a machine profile parameter fitted to them (their note says which).\n\n";
   md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
   for (const auto& suite : suites) {
     const auto set = suite_rows(rows, suite);
@@ -118,10 +128,10 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     md << "| point | GPUs | configuration | published | predicted | error | model |\n"
           "|---|---:|---|---:|---:|---:|---|\n";
     for (const auto* r : set) {
-      md << "| " << r->point->label << " | " << r->gpus << " | " << r->configuration << " | "
-         << published_text(*r->point) << " | " << (r->predicted ? num(*r->predicted) : "failed: " + r->error)
-         << (r->fits ? "" : " (does not fit)") << " | " << (r->predicted ? pct(r->relative_error()) + " %" : "")
-         << " | " << r->model << " |\n";
+      md << "| " << r->point->label << (r->point->calibration ? " (calibration)" : "") << " | " << r->gpus << " | "
+         << r->configuration << " | " << published_text(*r->point) << " | "
+         << (r->predicted ? num(*r->predicted) : "failed: " + r->error) << (r->fits ? "" : " (does not fit)") << " | "
+         << (r->predicted ? pct(r->relative_error()) + " %" : "") << " | " << r->model << " |\n";
     }
   }
   return md.str();

@@ -35,6 +35,8 @@ struct ErrorStats {
   double mean_abs = 0, max_abs = 0;  // of the relative errors of the predicted points
 };
 ErrorStats error_stats(const std::vector<const ValidationRow*>& rows);
+// The rows whose points no profile parameter was fitted to.
+std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow*>& rows);
 
 // validation.csv: one line per row, every number as printed in the tables.
 std::string validation_csv(const std::vector<ValidationRow>& rows);

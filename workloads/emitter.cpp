@@ -90,6 +90,8 @@ void attention_core(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t 
   e.gemm("attn.score", rows, seq, d, heads, false, true);
   const double scores = static_cast<double>(heads * rows * seq);
   e.elementwise("attn.softmax", 3 * scores * e.ctx().e, 5 * scores);
+  // Read the probabilities, write them dropped out and the mask.
+  if (e.ctx().w.model.attention_dropout > 0) e.elementwise("attn.dropout", scores * (2 * e.ctx().e + 1), 2 * scores);
   e.gemm("attn.context", rows, d, seq, heads);
 }
 
@@ -97,6 +99,8 @@ void attention_core_backward(Emitter& e, int64_t rows, int64_t heads, int64_t d,
   e.gemm("attn.context.dgrad", rows, seq, d, heads, false, true);
   e.gemm("attn.context.wgrad", seq, d, rows, heads, true, false);
   const double scores = static_cast<double>(heads * rows * seq);
+  // Read the gradient and the mask, write the gradient of the probabilities.
+  if (e.ctx().w.model.attention_dropout > 0) e.elementwise("attn.dropout.bwd", scores * (2 * e.ctx().e + 1), scores);
   e.elementwise("attn.softmax.bwd", 3 * scores * e.ctx().e, 4 * scores);
   e.gemm("attn.score.dgrad", rows, d, seq, heads);
   e.gemm("attn.score.wgrad", seq, d, rows, heads, true, false);

@@ -90,6 +90,7 @@ nlohmann::json to_json(const Workload& w) {
   auto& m = j["model"];
   m = {{"layers", w.model.layers},         {"hidden", w.model.hidden},   {"heads", w.model.heads},
        {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};
+  if (w.model.attention_dropout > 0) m["attention_dropout"] = w.model.attention_dropout;
   if (w.model.moe.enabled())
     m["moe"] = {{"experts", w.model.moe.experts},
                 {"top_k", w.model.moe.top_k},

@@ -35,6 +35,10 @@ struct ModelConfig {
   int64_t ffn_hidden = 0;  // default 4·hidden
   int64_t seq_len = 0;
   int64_t vocab = 0;
+  // Dropout on the attention probabilities (Megatron-LM's --attention-dropout, 0.1 by default): a
+  // kernel of its own after the fused scale-mask-softmax, reading and writing every score and keeping
+  // a one-byte mask for the backward pass. 0: none (LitGPT, fused attention).
+  double attention_dropout = 0;
   MoeConfig moe;
   bool is_moe_layer(int64_t layer) const { return moe.enabled() && layer % moe.every == moe.every - 1; }
   int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
@@ -93,7 +97,7 @@ struct Placement {
 struct Workload {
   std::string name;
   std::string description;  // provenance and assumptions, carried into outputs
-  std::string source;  // file the workload came from, for messages
+  std::string source;       // file the workload came from, for messages
   ModelConfig model;
   TrainingConfig training;
   ParallelConfig parallel;

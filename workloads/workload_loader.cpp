@@ -64,6 +64,7 @@ ModelConfig read_model(JsonReader r) {
   m.ffn_hidden = r.integer("ffn_hidden", 4 * m.hidden, 1, kMaxFfn);
   m.seq_len = r.integer("seq_len", std::nullopt, 1, kMaxSeq);
   m.vocab = r.integer("vocab", std::nullopt, 1, kMaxVocab);
+  m.attention_dropout = r.number("attention_dropout", 0.0, 0.0, 0.999);
   if (r.has("moe")) {
     JsonReader e = r.object("moe");
     m.moe.experts = e.integer("experts", std::nullopt, 2, 1 << 20);

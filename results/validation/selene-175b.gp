@@ -4,10 +4,10 @@ set title 'selene-175b: GPT-3 175B on 1,024 A100 GPUs of Selene, TFLOP/s per GPU
 set key top left
 set grid
 $data << EOD
-140 140 140 140 187.815
+140 140 140 140 130.63
 EOD
-set xrange [0:215.987]
-set yrange [0:215.987]
+set xrange [0:161]
+set yrange [0:161]
 set size square
 set xlabel 'published tflops_per_gpu' noenhanced
 set ylabel 'predicted tflops_per_gpu' noenhanced

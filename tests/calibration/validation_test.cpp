@@ -73,6 +73,30 @@ TEST_F(Reference, APointMayAskForTheBestConfiguration) {
   EXPECT_NE(error_of([&] { pc::load_reference_suite(bad); }).find("points[0].configuration"), std::string::npos);
 }
 
+TEST_F(Reference, CalibrationPointsAreLeftOutOfTheHeldOutErrors) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(std::string(kPoint) + R"(, {"label": "b",
+      "workload": "w.json", "machine": "frontier", "published": 20, "where": "row 2", "calibration": true})")));
+  EXPECT_FALSE(s.points[0].calibration);
+  EXPECT_TRUE(s.points[1].calibration);
+  std::vector<pc::ValidationRow> rows(2);
+  for (size_t i = 0; i < 2; ++i) {
+    rows[i].suite = &s;
+    rows[i].point = &s.points[i];
+    rows[i].predicted = 20;
+  }
+  const auto kept = pc::held_out({&rows[0], &rows[1]});
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0]->point->label, "a");
+  const std::vector<pc::ReferenceSuite> suites{s};
+  for (auto& r : rows) {
+    r.suite = &suites[0];
+    r.point = &suites[0].points[static_cast<size_t>(&r - rows.data())];
+  }
+  const auto md = pc::validation_markdown(suites, rows, "paratwin validate");
+  EXPECT_NE(md.find("without the points a profile parameter was fitted to | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| b (calibration) |"), std::string::npos) << md;
+}
+
 TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
   const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
       "machine": "frontier", "published": 51.5, "range": [49, 54], "where": "text"})")));

@@ -132,3 +132,26 @@ TEST(LowerMegatron, ZeroShardsMemory) {
   EXPECT_DOUBLE_EQ(m3.weights, m0.weights / 4);
   EXPECT_GT(m3.gathered_weights, 0);
 }
+
+// Megatron-LM's attention dropout: a kernel after the fused softmax in every forward (recompute too)
+// and in the backward, moving every score twice and a one-byte mask; none without dropout.
+TEST(LowerMegatron, AttentionDropoutIsAKernelOfItsOwn) {
+  const auto dropout_ops = [](const pw::Program& p) {
+    return ops_where(p.roles[0], [](const pw::Op& op) { return std::string(op.name).rfind("attn.dropout", 0) == 0; });
+  };
+  auto j = megatron(4);
+  EXPECT_TRUE(dropout_ops(pw::lower(paratwin::test::workload(j))).empty());
+  j["model"]["attention_dropout"] = 0.1;
+  const auto w = paratwin::test::workload(j);
+  EXPECT_DOUBLE_EQ(w.model.attention_dropout, 0.1);
+  const auto ops = dropout_ops(pw::lower(w));
+  // 4 layers x (forward, recompute, backward) x 8 micro-batches.
+  ASSERT_EQ(ops.size(), 4u * 3 * 8);
+  const double scores = 8.0 / 4 * 64 * 64;  // heads per rank x tokens x sequence
+  for (const auto& op : ops) {
+    EXPECT_EQ(op.kind, pw::OpKind::elementwise);
+    EXPECT_DOUBLE_EQ(op.bytes, scores * (2 * 2 + 1));
+  }
+  j["model"]["attention_dropout"] = 1.5;
+  EXPECT_THROW(paratwin::test::workload(j), std::exception);
+}
