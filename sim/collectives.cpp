@@ -276,102 +276,73 @@ TreeLinks btree(int32_t n, int32_t r) {
 // NCCL's double binary tree: inside a node a chain through the members, between nodes two binary
 // trees over the nodes (tree A btree over nodes 0..N-1, tree B its mirror for an even node count or
 // shifted by one for an odd one, so that a leaf of one is inside the other), each reducing then
-// broadcasting half of the buffer. Tree A
-// enters a node at the first member of its chain, tree B at the last, so the chain links carry half
-// the buffer in each direction. Pipelined: every link carries its half once per phase while the
-// depth adds latency. With one member per node this is the plain double binary tree over members.
-// One member's two steps of the double tree, given its node's chain and where each tree enters the
-// other nodes (`entry(t, node)`).
-template <typename Entry>
-std::vector<Step> tree_steps(const Order& chain, int32_t me, int32_t j, int32_t nodes, int32_t longest,
-                             const Entry& entry, double bytes) {
-  const double half = bytes / 2;
-  const auto m = static_cast<int32_t>(chain.size());
-  const int32_t l = position(chain, me);
-  Step up, down;
-  for (int t = 0; t < 2; ++t) {
-    // node -> position in tree t, and back
-    const auto pos = [&](int32_t x) { return t == 0 ? x : nodes % 2 == 0 ? nodes - 1 - x : (x - 1 + nodes) % nodes; };
-    const auto node_at = [&](int32_t y) { return t == 0 ? y : nodes % 2 == 0 ? nodes - 1 - y : (y + 1) % nodes; };
-    const int32_t towards = t == 0 ? -1 : 1;  // along the chain, towards the entry member
-    const int32_t head = t == 0 ? 0 : m - 1;
-    if (l != head) {
-      const int32_t to = chain[static_cast<size_t>(l + towards)];
-      add(up.sends, to, half);
-      add(down.recvs, to, half);
-    }
-    if (const int32_t away = l - towards; away >= 0 && away < m) {
-      add(up.recvs, chain[static_cast<size_t>(away)], half);
-      up.reduce_bytes += half;
-      add(down.sends, chain[static_cast<size_t>(away)], half);
-    }
-    if (l != head) continue;
-    const TreeLinks links = btree(nodes, pos(j));
-    for (int32_t c : links.children)
-      if (c >= 0) {
-        const int32_t peer = entry(t, node_at(c));
-        add(up.recvs, peer, half);
-        up.reduce_bytes += half;
-        add(down.sends, peer, half);
+// broadcasting half of the buffer. Tree A enters a node at the first member of its chain, tree B at
+// the last, so the chain links carry half the buffer in each direction. Pipelined: every link carries
+// its half once per phase while the depth adds latency. With one member per node this is the plain
+// double binary tree over members.
+class DoubleTree {
+ public:
+  explicit DoubleTree(const GroupLayout& layout) : layout_(layout), by_node_(members_by_node(layout)) {
+    for (const Order& o : by_node_) longest_ = std::max(longest_, static_cast<int32_t>(o.size()));
+    for (int32_t span = 1; span < nodes(); span *= 2) ++depth_;
+  }
+
+  // Member `me`'s two steps (up: reduce, down: broadcast).
+  std::vector<Step> steps(int32_t me, double bytes) const {
+    const double half = bytes / 2;
+    const int32_t j = layout_.node[static_cast<size_t>(me)];
+    const Order& chain = by_node_[static_cast<size_t>(j)];
+    const auto m = static_cast<int32_t>(chain.size());
+    const int32_t l = position(chain, me);
+    const int32_t n = nodes();
+    Step up, down;
+    for (int t = 0; t < 2; ++t) {
+      // node -> position in tree t, and back
+      const auto pos = [&](int32_t x) { return t == 0 ? x : n % 2 == 0 ? n - 1 - x : (x - 1 + n) % n; };
+      const auto node_at = [&](int32_t y) { return t == 0 ? y : n % 2 == 0 ? n - 1 - y : (y + 1) % n; };
+      const int32_t towards = t == 0 ? -1 : 1;  // along the chain, towards the entry member
+      const int32_t head = t == 0 ? 0 : m - 1;
+      if (l != head) {
+        const int32_t to = chain[static_cast<size_t>(l + towards)];
+        add(up.sends, to, half);
+        add(down.recvs, to, half);
       }
-    if (links.parent >= 0) {
-      const int32_t peer = entry(t, node_at(links.parent));
-      add(up.sends, peer, half);
-      add(down.recvs, peer, half);
+      if (const int32_t away = l - towards; away >= 0 && away < m) {
+        add(up.recvs, chain[static_cast<size_t>(away)], half);
+        up.reduce_bytes += half;
+        add(down.sends, chain[static_cast<size_t>(away)], half);
+      }
+      if (l != head) continue;
+      const TreeLinks links = btree(n, pos(j));
+      for (int32_t c : links.children)
+        if (c >= 0) {
+          const int32_t peer = entry(t, node_at(c));
+          add(up.recvs, peer, half);
+          up.reduce_bytes += half;
+          add(down.sends, peer, half);
+        }
+      if (links.parent >= 0) {
+        const int32_t peer = entry(t, node_at(links.parent));
+        add(up.sends, peer, half);
+        add(down.recvs, peer, half);
+      }
     }
+    up.extra_latencies = down.extra_latencies = std::max(0, depth_ + longest_ - 2);
+    return {up, down};
   }
-  int depth = 0;
-  for (int32_t span = 1; span < nodes; span *= 2) ++depth;
-  up.extra_latencies = down.extra_latencies = std::max(0, depth + longest - 2);
-  return {up, down};
-}
 
-// One member's plan in one pass over the group, without building every node's member list.
-std::vector<Step> double_tree(const GroupLayout& layout, int32_t me, double bytes) {
-  const int32_t p = layout.size();
-  const auto member = [&](int32_t k) { return layout.order.empty() ? k : layout.order[static_cast<size_t>(k)]; };
-  const auto node_of = [&](int32_t i) { return layout.node[static_cast<size_t>(i)]; };
-  const int32_t j = node_of(me);
-  Order chain;
-  int32_t nodes = 0;
-  std::vector<int32_t> count;
-  for (int32_t k = 0; k < p; ++k) {
-    const int32_t i = member(k), n = node_of(i);
-    if (n == j) chain.push_back(i);
-    nodes = std::max(nodes, n + 1);
-    if (count.size() <= static_cast<size_t>(n)) count.resize(static_cast<size_t>(n) + 1, 0);
-    ++count[static_cast<size_t>(n)];
-  }
-  const auto entry = [&](int t, int32_t node) {
-    int32_t found = -1;
-    for (int32_t k = 0; k < p; ++k) {
-      const int32_t i = member(k);
-      if (node_of(i) != node) continue;
-      found = i;
-      if (t == 0) break;
-    }
-    return found;
-  };
-  return tree_steps(chain, me, j, nodes, *std::max_element(count.begin(), count.end()), entry, bytes);
-}
-
-// Every member's plan at once, linear in the group.
-std::vector<std::vector<Step>> double_trees(const GroupLayout& layout, double bytes) {
-  const auto by_node = members_by_node(layout);
-  const auto nodes = static_cast<int32_t>(by_node.size());
-  size_t longest = 0;
-  for (const Order& o : by_node) longest = std::max(longest, o.size());
-  const auto entry = [&](int t, int32_t node) {
-    const Order& c = by_node[static_cast<size_t>(node)];
+ private:
+  int32_t nodes() const { return static_cast<int32_t>(by_node_.size()); }
+  // The member where tree t enters `node`: the first of its chain for tree A, the last for tree B.
+  int32_t entry(int t, int32_t node) const {
+    const Order& c = by_node_[static_cast<size_t>(node)];
     return t == 0 ? c.front() : c.back();
-  };
-  std::vector<std::vector<Step>> out(static_cast<size_t>(layout.size()));
-  for (int32_t j = 0; j < nodes; ++j)
-    for (int32_t me : by_node[static_cast<size_t>(j)])
-      out[static_cast<size_t>(me)] =
-          tree_steps(by_node[static_cast<size_t>(j)], me, j, nodes, static_cast<int32_t>(longest), entry, bytes);
-  return out;
-}
+  }
+
+  const GroupLayout& layout_;
+  std::vector<Order> by_node_;
+  int32_t longest_ = 0, depth_ = 0;
+};
 
 // PCCL (seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same place
 // in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
@@ -551,9 +522,12 @@ std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout) {
 
 std::vector<std::vector<Step>> plan_group(OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes,
                                           int32_t root, Fidelity fidelity) {
-  if (algorithm == Algorithm::tree && supports(algorithm, kind) && layout.size() > 1)
-    return double_trees(layout, bytes);
   std::vector<std::vector<Step>> out;
+  if (algorithm == Algorithm::tree && supports(algorithm, kind) && layout.size() > 1) {
+    const DoubleTree tree(layout);  // the group's chains and trees worked out once
+    for (int32_t me = 0; me < layout.size(); ++me) out.push_back(tree.steps(me, bytes));
+    return out;
+  }
   for (int32_t me = 0; me < layout.size(); ++me)
     out.push_back(plan(kind, algorithm, layout, me, bytes, root, fidelity));
   return out;
@@ -584,7 +558,7 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layo
     case Algorithm::recursive:
       return recursive(kind, p, me, bytes);
     case Algorithm::tree:
-      return double_tree(layout, me, bytes);
+      return DoubleTree(layout).steps(me, bytes);
     case Algorithm::hierarchical:
       return hierarchical(kind, layout, me, bytes, fidelity);
     case Algorithm::binomial_tree:

@@ -103,7 +103,7 @@ std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout);
 // broadcast/reduce. Throws std::invalid_argument for an algorithm the kind or group cannot use.
 std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
                        int32_t root, Fidelity fidelity);
-// Every member's plan (indexed as the group), the double tree in one pass over the group.
+// Every member's plan (indexed as the group); the double tree's layout is worked out once for all.
 std::vector<std::vector<Step>> plan_group(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout,
                                           double bytes, int32_t root, Fidelity fidelity);
 inline std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, int32_t size, int32_t me, double bytes,

@@ -114,8 +114,6 @@ struct Shared {
   }
 
   sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
-
-  Algorithm algorithm_for(const Op& op, const GroupLayout& layout) { return tuner.choose(op.kind, layout, op.bytes); }
 };
 
 class RankActor {
@@ -179,9 +177,10 @@ class RankActor {
     std::vector<Step> steps;
     size_t step = 0;
     int outstanding = 0;
-    double wake = -1;             // > 0: waiting for added latency until then
-    bool timed = false;           // the op ends at `wake` (compute alone on its device, folded collective)
-    std::vector<void*> payloads;  // receive buffers of the current step
+    double wake = -1;                       // > 0: waiting for added latency until then
+    bool timed = false;                     // the op ends at `wake` (compute alone on its device, folded collective)
+    Algorithm algorithm = Algorithm::ring;  // the library's choice for this collective
+    std::vector<void*> payloads;            // receive buffers of the current step
     // Compute ops run back to back as one execution: (op, seconds) in stream order.
     std::vector<std::pair<uint32_t, double>> batch;
   };
@@ -243,6 +242,8 @@ class RankActor {
       complete(s);
       return;
     }
+    if (workloads::is_collective(op.kind))
+      f.algorithm = sh_.tuner.choose(op.kind, *group_info(op.group).layout, op.bytes);
     // Free communication: collectives take no time; messages still synchronise their two ends (a
     // zero-byte transfer over zero-latency routes), so pipeline stages keep their order.
     if (!workloads::is_p2p(op.kind) && (sh_.options.free_communication || !workloads::is_collective(op.kind))) {
@@ -272,13 +273,12 @@ class RankActor {
     const GroupInfo& group = group_info(op.group);
     if (group.on_node) {
       f.timed = true;
-      f.wake = f.start + sh_.node_collectives->seconds(rank_, op, sh_.algorithm_for(op, *group.layout));
+      f.wake = f.start + sh_.node_collectives->seconds(rank_, op, f.algorithm);
       return;
     }
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps =
-        plan(op.kind, sh_.algorithm_for(op, *group.layout), *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
+    f.steps = plan(op.kind, f.algorithm, *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
     post_step(s);
     compute_pace();
   }
@@ -450,8 +450,8 @@ class RankActor {
     if (workloads::is_collective(op.kind)) {
       auto& c = sh_.collective_stats[{static_cast<int>(op.kind), op.group}];
       c.kind = op.kind;
-      const Algorithm a = sh_.algorithm_for(op, *group_info(op.group).layout);
-      if (std::find(c.algorithms.begin(), c.algorithms.end(), a) == c.algorithms.end()) c.algorithms.push_back(a);
+      if (std::find(c.algorithms.begin(), c.algorithms.end(), f.algorithm) == c.algorithms.end())
+        c.algorithms.push_back(f.algorithm);
       c.group = op.group;
       c.count += weight_;
       c.bytes += op.bytes * weight_;
