@@ -196,6 +196,12 @@ std::vector<JsonReader> JsonReader::objects(const std::string& key) {
   return out;
 }
 
+std::vector<std::string> JsonReader::keys() const {
+  std::vector<std::string> out;
+  for (auto it = object_->begin(); it != object_->end(); ++it) out.push_back(it.key());
+  return out;
+}
+
 JsonReader JsonReader::object(const std::string& key) {
   read_.insert(key);
   if (!has(key)) return JsonReader(empty_object_, child_path(key), format_doc_);

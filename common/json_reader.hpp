@@ -20,6 +20,8 @@ class JsonReader {
   const std::string& path() const { return path_; }
   std::string child_path(const std::string& key) const;
   bool has(const std::string& key) const;
+  // The object's keys in document order (for objects keyed by names the caller checks, e.g. axes).
+  std::vector<std::string> keys() const;
 
   int64_t integer(const std::string& key, std::optional<int64_t> fallback = std::nullopt, int64_t min = INT64_MIN,
                   int64_t max = INT64_MAX);

@@ -22,15 +22,14 @@ CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string
     for (const auto& link : topology.machine().node.links) flat_bandwidth_ = std::max(flat_bandwidth_, link.bandwidth);
 }
 
-std::vector<int64_t> CollectiveTimes::structure(const workloads::Grid& grid, const workloads::PlacementMap& placement,
-                                                AxisMask mask) {
+std::vector<int64_t> CollectiveTimes::structure(const workloads::PlacementMap& placement, AxisMask mask) {
   std::vector<int64_t> key;  // group axes negative
   int64_t run = 1;
   int in = -1;
-  for (int axis : placement.order()) {
-    const int64_t size = grid.axes()[static_cast<size_t>(axis)].size;
+  for (const auto& digit : placement.digits()) {
+    const int64_t size = digit.size;
     if (size == 1) continue;
-    const int masked = (mask >> axis) & 1u ? 1 : 0;
+    const int masked = (mask >> digit.axis) & 1u ? 1 : 0;
     if (masked == in) {
       run *= size;
       continue;
@@ -70,7 +69,7 @@ double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Patte
 
 CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program,
                                                const workloads::PlacementMap& placement, int64_t rank, AxisMask mask) {
-  auto key = structure(program.grid, placement, mask);
+  auto key = structure(placement, mask);
   const auto found = groups_.find(key);
   if (found != groups_.end()) return found->second;
   const auto& grid = program.grid;
@@ -120,7 +119,7 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
                                 int64_t rank, OpKind kind, AxisMask mask, double bytes, int32_t root) {
   const int64_t size = program.grid.group_size(mask);
   if (size <= 1) return 0;
-  auto key = std::make_tuple(structure(program.grid, placement, mask), static_cast<int>(kind), bytes, root);
+  auto key = std::make_tuple(structure(placement, mask), static_cast<int>(kind), bytes, root);
   const auto found = seconds_.find(key);
   if (found != seconds_.end()) return found->second;
   Group& g = group(program, placement, rank, mask);

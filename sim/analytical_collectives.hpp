@@ -36,8 +36,7 @@ class CollectiveTimes {
 
   // The group's axes, as sizes in placement order with the masked ones marked, adjacent runs merged:
   // groups with the same key sit on the machine the same way.
-  static std::vector<int64_t> structure(const workloads::Grid& grid, const workloads::PlacementMap& placement,
-                                        workloads::AxisMask mask);
+  static std::vector<int64_t> structure(const workloads::PlacementMap& placement, workloads::AxisMask mask);
 
  private:
   // Flows per resource when every group of the axes runs the same pattern at once.

@@ -30,6 +30,7 @@ Workload reset(const Workload& base) {
   w.parallel = {};
   w.parallel.zero_stage = base.parallel.zero_stage;
   w.placement.order.clear();
+  w.placement.tile.clear();
   return w;
 }
 

@@ -1,12 +1,48 @@
 #include "sim/tuner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
 namespace paratwin::sim {
 
 using workloads::OpKind;
+
+namespace {
+
+// Bandwidth of one edge of the double tree's chain through a whole node: tree A runs the chain one
+// way, tree B the other, at once. Where devices hang off a shared switch or root complex (PCIe) a
+// device's link carries both trees' edges; with direct links each edge has its own.
+double chain_bandwidth(const topology::Topology& topology, int64_t per_node) {
+  std::map<uint32_t, int> loads;
+  topology::Route r;
+  for (int64_t d = 0; d + 1 < per_node; ++d)
+    for (const auto& [from, to] : {std::pair{d, d + 1}, std::pair{d + 1, d}}) {
+      topology.route(from, to, r);
+      for (uint32_t id : r.resources) ++loads[id];
+    }
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto& [id, flows] : loads) bandwidth = std::min(bandwidth, topology.resource(id).bandwidth / flows);
+  return bandwidth;
+}
+
+// NCCL's refinements of its closed forms (src/graph/tuning.cc, Simple protocol): a tree reaches 0.9
+// of its links' bus bandwidth, less for medium buffers ("trees are not perfectly sticking to the
+// model for medium sizes": a static factor per power of two of bytes/64, 64 B to 128 MiB), and a
+// multi-node ring all-reduce of a large buffer has 1.9 times its step latency ("plateau effect").
+constexpr double kTreeBandwidthShare = 0.9;
+constexpr double kTreeCorrection[] = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6,
+                                      .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9};
+constexpr double kRingPlateau = 1.9;
+
+double tree_correction(double bytes) {
+  const double log = std::floor(std::log2(std::max(bytes / 64, 1.0)));
+  constexpr auto n = static_cast<double>(std::size(kTreeCorrection));
+  return log < n ? kTreeCorrection[static_cast<size_t>(log)] : 1.0;
+}
+
+}  // namespace
 
 Tuner::Tuner(const topology::Topology& topology, std::string library, std::map<OpKind, Algorithm> forced)
     : library_(std::move(library)), forced_(std::move(forced)), costs_(StepCosts::of(topology.machine(), library_)) {
@@ -16,6 +52,7 @@ Tuner::Tuner(const topology::Topology& topology, std::string library, std::map<O
     const auto p = topology.path(0, 1);
     intra_bandwidth_ = p.bandwidth;
     intra_latency_ = p.latency;
+    tree_chain_bandwidth_ = chain_bandwidth(topology, per_node);
   }
   for (const auto& nic : m.node.nics) inter_bandwidth_ = std::max(inter_bandwidth_, nic.bandwidth);
   nics_ = topology.options().one_nic_per_node ? 1 : std::max<int>(1, static_cast<int>(m.node.nics.size()));
@@ -46,7 +83,8 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
     // members, as many NICs at once as there are channels.
     const double channels = std::max<size_t>(1, layout.channel_offsets.size());
     const double moved = 2 * (p - 1) / p * bytes;
-    double seconds = 2 * (p - 1) * step;
+    const bool plateau = nodes > 1 && bytes >= p / 16 * 65536;
+    double seconds = 2 * (p - 1) * step * (plateau ? kRingPlateau : 1.0);
     double slowest = 0;
     if (m > 1) slowest = std::max(slowest, over(moved, intra_bandwidth_));
     if (nodes > 1) slowest = std::max(slowest, over(moved, inter_bandwidth_ * std::min<double>(channels, nics_)));
@@ -57,8 +95,8 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
   int depth = 0;
   for (int32_t span = 1; span < nodes; span *= 2) ++depth;
   const double phase =
-      std::max(m > 1 ? over(bytes / 2, intra_bandwidth_) : 0.0, nodes > 1 ? over(bytes, inter_bandwidth_) : 0.0);
-  return 2 * (depth + m - 1) * step + 2 * phase;
+      std::max(m > 1 ? over(bytes / 2, tree_chain_bandwidth_) : 0.0, nodes > 1 ? over(bytes, inter_bandwidth_) : 0.0);
+  return 2 * (depth + m - 1) * step + 2 * phase / (kTreeBandwidthShare * tree_correction(bytes));
 }
 
 Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {

@@ -30,6 +30,7 @@ class Tuner {
   std::map<workloads::OpKind, Algorithm> forced_;
   StepCosts costs_;
   double intra_bandwidth_ = 0, intra_latency_ = 0;  // between two devices of a node
+  double tree_chain_bandwidth_ = 0;                 // an edge of both trees' chain through a node
   double inter_bandwidth_ = 0, inter_latency_ = 0;  // one NIC; a path between nodes
   int nics_ = 1;                                    // NICs a node's inter-node flows share
   std::map<std::tuple<const GroupLayout*, int, double>, Algorithm> chosen_;

@@ -7,6 +7,16 @@
 
 namespace paratwin::workloads {
 
+namespace {
+
+std::string axis_names(const Grid& grid) {
+  std::string known;
+  for (const auto& a : grid.axes()) known += (known.empty() ? "" : ", ") + a.name;
+  return known;
+}
+
+}  // namespace
+
 Grid::Grid(std::vector<Axis> axes) : axes_(std::move(axes)) {
   if (axes_.size() > 32) throw std::invalid_argument("a grid has at most 32 axes");
   for (const auto& a : axes_) {
@@ -115,40 +125,58 @@ Grid make_grid(const Workload& w) {
   return Grid(std::move(axes));
 }
 
-PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& order, int64_t devices_per_node)
+PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& order, int64_t devices_per_node,
+                           const Tile& tile)
     : grid_(grid), devices_per_node_(devices_per_node < 1 ? 1 : devices_per_node) {
+  std::vector<int> axes;
   if (order.empty()) {
-    for (size_t i = 0; i < grid.axes().size(); ++i) order_.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < grid.axes().size(); ++i) axes.push_back(static_cast<int>(i));
+  } else {
+    std::vector<bool> seen(grid.axes().size(), false);
+    for (size_t k = 0; k < order.size(); ++k) {
+      int i = grid.axis_index(order[k]);
+      const std::string where = "placement.order[" + std::to_string(k) + "]";
+      if (i < 0)
+        throw WorkloadError(where, "= \"" + order[k] + "\" is not an axis of this grid (" + axis_names(grid) + ")");
+      if (seen[i]) throw WorkloadError(where, "= \"" + order[k] + "\" appears twice");
+      seen[i] = true;
+      axes.push_back(i);
+    }
+    // Axes of size one do not move any rank; they may be left out.
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (seen[i]) continue;
+      if (grid.axes()[i].size > 1)
+        throw WorkloadError("placement.order", "does not list axis \"" + grid.axes()[i].name + "\" (size " +
+                                                   std::to_string(grid.axes()[i].size) + ")");
+      axes.push_back(static_cast<int>(i));
+    }
+  }
+  std::vector<int64_t> extent(grid.axes().size(), 1);
+  for (const auto& [name, e] : tile) {
+    const std::string where = "placement.tile." + name;
+    const int i = grid.axis_index(name);
+    if (i < 0) throw WorkloadError(where, "is not an axis of this grid (" + axis_names(grid) + ")");
+    const int64_t size = grid.axes()[static_cast<size_t>(i)].size;
+    if (e < 1 || size % e != 0)
+      throw WorkloadError(where, "= " + std::to_string(e) + " does not divide the axis size " + std::to_string(size));
+    extent[static_cast<size_t>(i)] = e;
+  }
+  if (tile.empty()) {
+    for (int i : axes) digits_.push_back({i, 1, grid.axes()[static_cast<size_t>(i)].size});
     return;
   }
-  std::vector<bool> seen(grid.axes().size(), false);
-  for (size_t k = 0; k < order.size(); ++k) {
-    int i = grid.axis_index(order[k]);
-    const std::string where = "placement.order[" + std::to_string(k) + "]";
-    if (i < 0) {
-      std::string known;
-      for (const auto& a : grid.axes()) known += (known.empty() ? "" : ", ") + a.name;
-      throw WorkloadError(where, "= \"" + order[k] + "\" is not an axis of this grid (" + known + ")");
-    }
-    if (seen[i]) throw WorkloadError(where, "= \"" + order[k] + "\" appears twice");
-    seen[i] = true;
-    order_.push_back(i);
-  }
-  // Axes of size one do not move any rank; they may be left out.
-  for (size_t i = 0; i < seen.size(); ++i) {
-    if (seen[i]) continue;
-    if (grid.axes()[i].size > 1)
-      throw WorkloadError("placement.order", "does not list axis \"" + grid.axes()[i].name + "\" (size " +
-                                                 std::to_string(grid.axes()[i].size) + ")");
-    order_.push_back(static_cast<int>(i));
+  for (int i : axes) digits_.push_back({i, 1, extent[static_cast<size_t>(i)]});
+  for (int i : axes) {
+    const int64_t e = extent[static_cast<size_t>(i)];
+    digits_.push_back({i, e, grid.axes()[static_cast<size_t>(i)].size / e});
   }
 }
 
 int64_t PlacementMap::device_of(int64_t rank) const {
   int64_t device = 0, scale = 1;
-  for (int axis : order_) {
-    device += grid_.coord(rank, axis) * scale;
-    scale *= grid_.axes()[axis].size;
+  for (const auto& d : digits_) {
+    device += (grid_.coord(rank, d.axis) / d.divisor % d.size) * scale;
+    scale *= d.size;
   }
   return device;
 }

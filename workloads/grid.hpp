@@ -57,17 +57,29 @@ struct DeviceSlot {
 };
 
 // Maps ranks to devices: the axes listed first in `order` vary fastest across consecutive devices.
+// With a tile (per-axis block extents), devices are numbered inside one block first (the axes' inner
+// coordinates, in `order`), then block by block (their outer coordinates, in `order`): seed 004's
+// 2 x 2 sub-mesh per node (Fig. 8b) is the tile {"col": 2, "row": 2} with 4 devices per node.
 class PlacementMap {
  public:
-  PlacementMap(const Grid& grid, const std::vector<std::string>& order, int64_t devices_per_node);
+  // One mixed-radix digit of the device index: (coordinate on `axis` / divisor) mod size.
+  struct Digit {
+    int axis;
+    int64_t divisor;
+    int64_t size;
+  };
+  using Tile = std::vector<std::pair<std::string, int64_t>>;
+
+  PlacementMap(const Grid& grid, const std::vector<std::string>& order, int64_t devices_per_node,
+               const Tile& tile = {});
   int64_t device_of(int64_t rank) const;
   DeviceSlot slot_of(int64_t rank) const;
   int64_t devices_per_node() const { return devices_per_node_; }
-  const std::vector<int>& order() const { return order_; }
+  const std::vector<Digit>& digits() const { return digits_; }  // fastest first
 
  private:
   Grid grid_;
-  std::vector<int> order_;  // axis indices, fastest first
+  std::vector<Digit> digits_;
   int64_t devices_per_node_;
 };
 

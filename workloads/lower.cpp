@@ -305,6 +305,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
   prog.workload_description = w.description;
   prog.grid = make_grid(w);
   prog.placement_order = w.placement.order;
+  prog.placement_tile = w.placement.tile;
   prog.devices_per_node = options.devices_per_node > 0 ? options.devices_per_node : w.placement.devices_per_node;
   prog.micro_batches = w.micro_batches();
   prog.tokens_per_iteration = w.training.global_batch * w.model.seq_len;

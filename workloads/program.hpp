@@ -116,6 +116,7 @@ struct Program {
   std::string workload_description;
   Grid grid;
   std::vector<std::string> placement_order;
+  PlacementMap::Tile placement_tile;
   int64_t devices_per_node = 0;
   int64_t micro_batches = 0;
   int64_t tokens_per_iteration = 0;
@@ -124,7 +125,7 @@ struct Program {
   std::vector<Role> roles;  // indexed by pipeline stage
 
   int64_t role_of(int64_t rank) const;
-  PlacementMap placement() const { return PlacementMap(grid, placement_order, devices_per_node); }
+  PlacementMap placement() const { return PlacementMap(grid, placement_order, devices_per_node, placement_tile); }
 };
 
 // A Program of one collective of `bytes` (as Op::bytes) over the "data" axis of `grid`: collective

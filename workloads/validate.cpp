@@ -211,7 +211,7 @@ void validate(const Workload& w) {
               " ops per rank, more than the limit of 50 million; use fewer micro-batches "
               "(a larger training.micro_batch) or more pipeline stages");
   const Grid grid = make_grid(w);
-  PlacementMap check(grid, w.placement.order, w.placement.devices_per_node);
+  PlacementMap check(grid, w.placement.order, w.placement.devices_per_node, w.placement.tile);
   (void)check;
 }
 

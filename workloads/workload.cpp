@@ -132,6 +132,7 @@ nlohmann::json to_json(const Workload& w) {
                         {"scatter_gather", w.opt.scatter_gather}};
   j["placement"] = {{"devices_per_node", w.placement.devices_per_node}};
   if (!w.placement.order.empty()) j["placement"]["order"] = w.placement.order;
+  for (const auto& [axis, extent] : w.placement.tile) j["placement"]["tile"][axis] = extent;
   return j;
 }
 

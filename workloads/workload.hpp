@@ -92,6 +92,8 @@ struct Optimizations {
 struct Placement {
   std::vector<std::string> order;  // grid axes innermost first; empty: the grid's own order
   int64_t devices_per_node = 0;    // 0: unknown here, taken from the machine
+  // Block extent per axis (absent: 1): devices are numbered inside one block first, then block by block.
+  std::vector<std::pair<std::string, int64_t>> tile;
 };
 
 struct Workload {

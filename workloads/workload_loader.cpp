@@ -176,6 +176,11 @@ Placement read_placement(JsonReader r) {
     if (p.order.empty()) r.fail("order", "is empty: list every grid axis, innermost first, or leave the key out");
   }
   p.devices_per_node = r.integer("devices_per_node", 0, 0, 1 << 16);
+  if (r.has("tile")) {
+    JsonReader t = r.object("tile");
+    for (const auto& axis : t.keys()) p.tile.emplace_back(axis, t.integer(axis, std::nullopt, 1, 1 << 22));
+    if (p.tile.empty()) r.fail("tile", "is empty: name the axes a node's block spans, or leave the key out");
+  }
   r.finish();
   return p;
 }

@@ -4,7 +4,7 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 53.9507
+512 50.6 50.6 50.6 54.03
 1024 61.9 61.9 61.9 50.6648
 2048 55.2 55.2 55.2 45.939
 4096 48.5 48.5 48.5 41.5881

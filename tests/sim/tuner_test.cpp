@@ -49,3 +49,51 @@ TEST(Tuner, OnlyTheGpuLibrariesTuneAndForcedAlgorithmsWin) {
   ps::Tuner forced(topology, "nccl", {{OpKind::all_reduce, ps::Algorithm::recursive}});
   EXPECT_EQ(forced.choose(OpKind::all_reduce, wide, 16e6), ps::Algorithm::recursive);
 }
+
+TEST(Tuner, TreeBandwidthCorrectedAsNcclDoes) {
+  // NCCL src/graph/tuning.cc: a tree reaches 0.9 of its bus bandwidth, and only half of that for
+  // buffers of 128 KiB to 4 MiB (the Simple protocol's correction table); none from 256 MiB on.
+  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(128));
+  ps::Tuner tuner(topology, "nccl");
+  const auto wide = nodes_of(128, 1);
+  // The latency term does not depend on the size: differences of two estimates in one correction
+  // bucket leave seconds per byte.
+  const auto bandwidth_seconds = [&](double bytes) {
+    return tuner.estimate(OpKind::all_reduce, ps::Algorithm::tree, wide, bytes);
+  };
+  const double small = 1 << 20, large = 1 << 30;  // 1 MiB: factor 0.9 x 0.5; 1 GiB: 0.9
+  const double per_byte_small = (bandwidth_seconds(small * 1.5) - bandwidth_seconds(small)) / (small * 0.5);
+  const double per_byte_large = (bandwidth_seconds(large * 1.5) - bandwidth_seconds(large)) / (large * 0.5);
+  EXPECT_NEAR(per_byte_small / per_byte_large, 2.0, 1e-9);
+}
+
+TEST(Tuner, TreeChainThroughAPcieNodeCarriesBothTrees) {
+  // Frontera's GPUs hang off their sockets' root complexes: tree A's and tree B's chains through a
+  // node cross each GPU's link twice per direction, so a node-filling tree's intra-node phase runs
+  // at half the PCIe rate; on Perlmutter's NVLink mesh each chain edge has links of its own.
+  const auto frontera = pt::resolve_machine("frontera");
+  const pt::Topology topology(frontera.slice(4));
+  ps::Tuner tuner(topology, "nccl");
+  const double link = frontera.node.links.front().bandwidth;  // a GPU's PCIe link
+  // The chain alone (one node's four GPUs): half the buffer over half a link per phase; 1 GiB, so no
+  // size correction and a negligible latency.
+  const double bytes = 1 << 30;
+  const double phase = bytes / 2 / (link / 2);
+  EXPECT_NEAR(tuner.estimate(OpKind::all_reduce, ps::Algorithm::tree, nodes_of(1, 4), bytes), 2 * phase / 0.9,
+              0.01 * phase);
+}
+
+TEST(Tuner, RingLatencyPlateauForLargeMultiNodeAllReduces) {
+  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(128));
+  ps::Tuner tuner(topology, "nccl");
+  const auto wide = nodes_of(128, 1);
+  // Below 128/16 x 64 KiB = 512 KiB the ring pays its plain latency; from there on 1.9 times it.
+  const double below = 400e3, above = 600e3;
+  // Seconds per byte from two large buffers, both on the plateau.
+  const double per_byte = (tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, 2e9) -
+                           tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, 1e9)) /
+                          1e9;
+  const double latency_below = tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, below) - per_byte * below;
+  const double latency_above = tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, above) - per_byte * above;
+  EXPECT_NEAR(latency_above / latency_below, 1.9, 1e-6);
+}

@@ -73,3 +73,49 @@ TEST(Grid, PlacementOrderMayLeaveOutAxesOfSizeOne) {
   EXPECT_EQ(p.device_of(1), 4);  // tensor coordinate 1
   EXPECT_EQ(p.device_of(2), 1);  // data coordinate 1
 }
+
+TEST(Grid, TileNumbersDevicesBlockByBlock) {
+  // Seed 004 Fig. 8b: a 4 x 4 SUMMA mesh on 4 nodes, each node holding a 2 x 2 sub-mesh.
+  const pw::Grid g({{"col", 4}, {"row", 4}});
+  pw::PlacementMap p(g, {"col", "row"}, 4, {{"col", 2}, {"row", 2}});
+  // Rank = col + 4 row. Node 0 holds (col, row) in {0,1} x {0,1}: ranks 0, 1, 4, 5.
+  EXPECT_EQ(p.device_of(0), 0);
+  EXPECT_EQ(p.device_of(1), 1);
+  EXPECT_EQ(p.device_of(4), 2);
+  EXPECT_EQ(p.device_of(5), 3);
+  EXPECT_EQ(p.slot_of(2).node, 1);   // col 2, row 0: second block along col
+  EXPECT_EQ(p.slot_of(8).node, 2);   // col 0, row 2
+  EXPECT_EQ(p.slot_of(15).node, 3);  // col 3, row 3
+  EXPECT_EQ(p.slot_of(15).local, 3);
+  // A mesh row (ranks 0..3) now spans two nodes with two devices each, not one node.
+  EXPECT_EQ(p.slot_of(3).node, 1);
+  // Every device is used once.
+  std::vector<int> used(16, 0);
+  for (int64_t r = 0; r < 16; ++r) ++used[static_cast<size_t>(p.device_of(r))];
+  EXPECT_EQ(used, std::vector<int>(16, 1));
+}
+
+TEST(Grid, TileOfOnesIsTheOrderAlone) {
+  const auto g = four_d();
+  pw::PlacementMap plain(g, {"data", "x", "y", "z"}, 4);
+  pw::PlacementMap tiled(g, {"data", "x", "y", "z"}, 4, {{"x", 1}});
+  for (int64_t r = 0; r < g.size(); ++r) EXPECT_EQ(plain.device_of(r), tiled.device_of(r));
+}
+
+TEST(Grid, TileErrorsNameTheAxis) {
+  const pw::Grid g({{"col", 6}, {"row", 6}});
+  try {
+    pw::PlacementMap p(g, {}, 4, {{"col", 4}, {"row", 2}});
+    FAIL();
+  } catch (const pw::WorkloadError& e) {
+    EXPECT_EQ(e.path(), "placement.tile.col");
+    EXPECT_NE(std::string(e.what()).find("= 4 does not divide the axis size 6"), std::string::npos);
+  }
+  try {
+    pw::PlacementMap p(g, {}, 4, {{"rows", 2}});
+    FAIL();
+  } catch (const pw::WorkloadError& e) {
+    EXPECT_EQ(e.path(), "placement.tile.rows");
+    EXPECT_NE(std::string(e.what()).find("is not an axis of this grid (col, row)"), std::string::npos);
+  }
+}

@@ -882,6 +882,20 @@ TEST(WorkloadErrors, PlacementOrderExpertAxisOfDenseModel) {
   EXPECT_TRUE(rejects(d, "placement.order[1]", "= \"expert\" is not an axis of this grid"));
 }
 
+TEST(WorkloadErrors, PlacementTileMustDivideTheAxis) {
+  json d = optimus_base();
+  d["placement"]["tile"] = {{"col", 3}};
+  EXPECT_TRUE(rejects(d, "placement.tile.col", "= 3 does not divide the axis size 2"));
+}
+
+TEST(WorkloadErrors, PlacementTileValues) {
+  json d = optimus_base();
+  d["placement"]["tile"] = {{"row", 0}};
+  EXPECT_TRUE(rejects(d, "placement.tile.row", "= 0 is out of range"));
+  d["placement"]["tile"] = json::object();
+  EXPECT_TRUE(rejects(d, "placement.tile", "is empty"));
+}
+
 TEST(WorkloadErrors, PlacementOrderDuplicateAxis) {
   json d = base();
   d["placement"]["order"] = json::array({"tensor", "tensor", "pipe", "data"});
