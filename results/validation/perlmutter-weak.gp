@@ -4,10 +4,10 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 54.03
-1024 61.9 61.9 61.9 50.6648
-2048 55.2 55.2 55.2 45.939
-4096 48.5 48.5 48.5 41.5881
+512 50.6 50.6 50.6 55.4858
+1024 61.9 61.9 61.9 51.4967
+2048 55.2 55.2 55.2 46.6524
+4096 48.5 48.5 48.5 42.3398
 EOD
 set xlabel 'GPUs'
 set logscale x 2

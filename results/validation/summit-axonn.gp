@@ -4,10 +4,10 @@ set title 'summit-axonn: AxoNN (pipeline + data) weak scaling on Summit, % of pe
 set key top left
 set grid
 $data << EOD
-48 51.5 49 54 65.9325
-96 51.5 49 54 62.9814
-192 51.5 49 54 61.5612
-384 51.5 49 54 59.5201
+48 51.5 49 54 59.1211
+96 51.5 49 54 56.4741
+192 51.5 49 54 55.2057
+384 51.5 49 54 53.3241
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,10 +4,10 @@ set title 'summit-gpt13b-strong: AxoNN (dense) strong scaling of GPT-3 13B on Su
 set key top left
 set grid
 $data << EOD
-256 43.3 43.3 43.3 47.4613
-512 39.7 39.7 39.7 38.2017
-1024 32.2 32.2 32.2 27.4751
-2048 22.9 22.9 22.9 17.5858
+256 43.3 43.3 43.3 43.3236
+512 39.7 39.7 39.7 35.2267
+1024 32.2 32.2 32.2 25.6383
+2048 22.9 22.9 22.9 16.5934
 EOD
 set xlabel 'GPUs'
 set logscale x 2
