@@ -161,11 +161,8 @@ PlacementMap::PlacementMap(const Grid& grid, const std::vector<std::string>& ord
       throw WorkloadError(where, "= " + std::to_string(e) + " does not divide the axis size " + std::to_string(size));
     extent[static_cast<size_t>(i)] = e;
   }
-  if (tile.empty()) {
-    for (int i : axes) digits_.push_back({i, 1, grid.axes()[static_cast<size_t>(i)].size});
-    return;
-  }
-  for (int i : axes) digits_.push_back({i, 1, extent[static_cast<size_t>(i)]});
+  for (int i : axes)
+    if (extent[static_cast<size_t>(i)] > 1) digits_.push_back({i, 1, extent[static_cast<size_t>(i)]});
   for (int i : axes) {
     const int64_t e = extent[static_cast<size_t>(i)];
     digits_.push_back({i, e, grid.axes()[static_cast<size_t>(i)].size / e});
