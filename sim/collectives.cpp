@@ -430,17 +430,18 @@ std::vector<Step> chain(const std::vector<Order>& orders, int32_t me, int32_t ro
   const double share = bytes / static_cast<double>(orders.size());
   struct Link {
     int32_t up = -1, down = -1;  // predecessor and successor on the chain from the root (-1: none)
+    int32_t hops = 0;            // from the root along this channel's chain
   };
   std::vector<Link> links;
-  int32_t depth_of_me = 0, length = 0;
+  int32_t length = 0;
   for (const Order& o : orders) {
     const auto q = static_cast<int32_t>(o.size());
-    const int32_t r = position(o, root), pos = (position(o, me) - r + q) % q;  // hops from the root
+    const int32_t r = position(o, root), pos = (position(o, me) - r + q) % q;
     Link l;
+    l.hops = pos;
     if (pos > 0) l.up = o[static_cast<size_t>((r + pos - 1) % q)];
     if (pos < q - 1) l.down = o[static_cast<size_t>((r + pos + 1) % q)];
     links.push_back(l);
-    depth_of_me = pos;
     length = q;
   }
   const int chunks =
@@ -459,13 +460,13 @@ std::vector<Step> chain(const std::vector<Order>& orders, int32_t me, int32_t ro
     s.extra_latencies = length - 2;
     return {s};
   }
-  // Slot t: the member at depth i (from the sending end) forwards chunk t - i.
-  const int32_t depth = reduce ? length - 1 - depth_of_me : depth_of_me;
+  // Slot t: the member at depth i (from the sending end) of a channel's chain forwards chunk t - i.
   std::vector<Step> out(static_cast<size_t>(chunks + length - 2));
   for (size_t t = 0; t < out.size(); ++t) {
     Step& s = out[t];
-    const auto c = static_cast<int32_t>(t) - depth;  // the chunk this member forwards in slot t
     for (const Link& l : links) {
+      const int32_t depth = reduce ? length - 1 - l.hops : l.hops;
+      const auto c = static_cast<int32_t>(t) - depth;  // the chunk this member forwards in slot t
       const int32_t from = reduce ? l.down : l.up, to = reduce ? l.up : l.down;
       if (to >= 0 && c >= 0 && c < chunks) add(s.sends, to, chunk);
       if (from >= 0 && c + 1 >= 0 && c + 1 < chunks) {

@@ -217,6 +217,15 @@ TEST(Algorithms, PipelinedChainCarriesTheBufferOncePerLink) {
       EXPECT_DOUBLE_EQ(f[0].recvs.at(0).bytes, n + (p - 2) * std::min(n, chunk));
     }
   }
+  // One chain per channel: a member's depth differs from channel to channel, and every channel's
+  // slots still match its sender's.
+  ps::GroupLayout channels;
+  channels.node = {0, 0, 0, 0, 1, 1, 1, 1};
+  channels.channel_offsets = {0, 1, 2, 3};
+  for (auto kind : {OpKind::broadcast, OpKind::reduce}) {
+    const auto c = check_plan(kind, ps::Algorithm::ring, channels, 16 * chunk);
+    EXPECT_DOUBLE_EQ(kind == OpKind::broadcast ? c.sent : c.received, 16 * chunk);
+  }
   // A middle member forwards each chunk one slot after it arrives.
   const auto mid = ps::plan(OpKind::broadcast, ps::Algorithm::ring, 4, 2, 2 * chunk, 1, ps::Fidelity::exact);
   ASSERT_EQ(mid.size(), 4u);
