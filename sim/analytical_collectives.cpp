@@ -10,6 +10,24 @@ namespace paratwin::sim {
 using workloads::AxisMask;
 using workloads::OpKind;
 
+namespace {
+
+// The devices of every group over `mask`, each indexed by member: the groups whose collectives run at
+// once and load the machine together.
+std::vector<std::vector<int64_t>> every_group(const workloads::Grid& grid, const workloads::PlacementMap& placement,
+                                              AxisMask mask) {
+  std::vector<std::vector<int64_t>> out;
+  const int64_t size = grid.group_size(mask);
+  for (int64_t r = 0; r < grid.size(); ++r) {
+    if (grid.index_in_group(r, mask) != 0) continue;
+    auto& devices = out.emplace_back();
+    for (int64_t k = 0; k < size; ++k) devices.push_back(placement.device_of(grid.group_member(r, mask, k)));
+  }
+  return out;
+}
+
+}  // namespace
+
 CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware)
     : topology_(topology),
       library_(std::move(library)),
@@ -90,14 +108,12 @@ CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program
   if (placement_aware_) {
     // Every group of these axes runs its rings at once, as the layers' collectives do.
     std::vector<std::vector<int64_t>> rings;
-    for (int64_t r = 0; r < grid.size(); ++r) {
-      if (grid.index_in_group(r, mask) != 0) continue;
+    for (const auto& devices : every_group(grid, placement, mask))
       for (const auto& o : orders) {
         std::vector<int64_t> ring;
-        for (int32_t k : o) ring.push_back(placement.device_of(grid.group_member(r, mask, k)));
+        for (int32_t k : o) ring.push_back(devices[static_cast<size_t>(k)]);
         rings.push_back(std::move(ring));
       }
-    }
     load(g.rings, rings);
     g.ring_bandwidth = std::numeric_limits<double>::infinity();
     for (const auto& o : orders)
@@ -129,31 +145,22 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
     // Every group's tree edges at once (the up phase; the down phase uses them reversed): a member
     // whose two children send at once shares its links between them.
-    const auto& grid = program.grid;
     std::vector<std::vector<int64_t>> edges;
     const auto trees = plan_group(OpKind::all_reduce, Algorithm::tree, g.layout, 1, 0, Fidelity::fast);
-    for (int64_t r = 0; r < grid.size(); ++r) {
-      if (grid.index_in_group(r, mask) != 0) continue;
-      for (int32_t me = 0; me < static_cast<int32_t>(size); ++me)
-        for (const Transfer& t : trees[static_cast<size_t>(me)].front().sends)
-          edges.push_back({placement.device_of(grid.group_member(r, mask, me)),
-                           placement.device_of(grid.group_member(r, mask, t.peer))});
-    }
+    for (const auto& devices : every_group(program.grid, placement, mask))
+      for (size_t me = 0; me < devices.size(); ++me)
+        for (const Transfer& t : trees[me].front().sends)
+          edges.push_back({devices[me], devices[static_cast<size_t>(t.peer)]});
     load(g.trees, edges);
     g.trees_known = true;
   }
   if (pairs && !g.pairs_known && placement_aware_) {
     // All-to-all: every member of every group sends to every other member at once (routed as
     // two-member rings, one per pair). Only expert groups exchange, and they are small.
-    const auto& grid = program.grid;
     std::vector<std::vector<int64_t>> two;
-    for (int64_t r = 0; r < grid.size(); ++r) {
-      if (grid.index_in_group(r, mask) != 0) continue;
-      for (int64_t a = 0; a < size; ++a)
-        for (int64_t b = a + 1; b < size; ++b)
-          two.push_back(
-              {placement.device_of(grid.group_member(r, mask, a)), placement.device_of(grid.group_member(r, mask, b))});
-    }
+    for (const auto& devices : every_group(program.grid, placement, mask))
+      for (size_t a = 0; a < devices.size(); ++a)
+        for (size_t b = a + 1; b < devices.size(); ++b) two.push_back({devices[a], devices[b]});
     load(g.pairs, two);
     g.pairs_known = true;
   }
