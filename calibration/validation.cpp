@@ -74,7 +74,7 @@ std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow
 std::string validation_csv(const std::vector<ValidationRow>& rows) {
   std::ostringstream o;
   o << "suite,label,machine,gpus,metric,end_to_end,published,range_low,range_high,model,predicted,error_percent,"
-       "iteration_s,configuration,fits,error\n";
+       "analytical,versus_analytical_percent,iteration_s,configuration,fits,error\n";
   for (const auto& r : rows) {
     const auto& p = *r.point;
     o << csv_field(r.suite->name) << ',' << csv_field(p.label) << ',' << csv_field(p.machine) << ',' << r.gpus << ','
@@ -83,6 +83,8 @@ std::string validation_csv(const std::vector<ValidationRow>& rows) {
       << (p.range ? fixed_number((*p.range)[1]) : "") << ',' << r.model << ','
       << (r.predicted ? fixed_number(*r.predicted) : "") << ','
       << (r.predicted ? formatted(100 * r.relative_error(), "%.2f") : "") << ','
+      << (r.analytical ? fixed_number(*r.analytical) : "") << ','
+      << (r.versus_analytical() ? formatted(100 * *r.versus_analytical(), "%.2f") : "") << ','
       << (r.predicted ? fixed_number(r.iteration) : "") << ',' << csv_field(r.configuration) << ','
       << (r.fits ? "true" : "false") << ',' << csv_field(r.error) << '\n';
   }
@@ -107,6 +109,8 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     headline("end-to-end, without the points a profile parameter was fitted to", kept);
   headline("phases and collective speedups", other);
   md << "\nError = (predicted − published) / published; for a published range, the distance to its nearest end. "
+        "Analytical: the closed-form model's prediction of the same configuration; versus analytical = (predicted − "
+        "analytical) / analytical. "
         "Each suite has one machine; its `assumptions` say what the seed does not publish. Points marked "
         "(calibration) had a machine profile parameter fitted to them (their note says which).\n\n";
   md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
@@ -125,13 +129,15 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
        << suite.title << " — seed `" << suite.seed << "`, " << suite.where << ". Units: " << suite.units << ".\n\n";
     if (!suite.assumptions.empty()) md << "Assumed: " << suite.assumptions << "\n\n";
     md << "![" << suite.name << "](" << suite.name << ".svg)\n\n";
-    md << "| point | GPUs | configuration | published | predicted | error | model |\n"
-          "|---|---:|---|---:|---:|---:|---|\n";
+    md << "| point | GPUs | configuration | published | predicted | error | model | analytical | versus analytical "
+          "|\n|---|---:|---|---:|---:|---:|---|---:|---:|\n";
     for (const auto* r : set) {
       md << "| " << r->point->label << (r->point->calibration ? " (calibration)" : "") << " | " << r->gpus << " | "
          << r->configuration << " | " << published_text(*r->point) << " | "
          << (r->predicted ? num(*r->predicted) : "failed: " + r->error) << (r->fits ? "" : " (does not fit)") << " | "
-         << (r->predicted ? pct(r->relative_error()) + " %" : "") << " | " << r->model << " |\n";
+         << (r->predicted ? pct(r->relative_error()) + " %" : "") << " | " << r->model << " | "
+         << (r->analytical ? num(*r->analytical) : "") << " | "
+         << (r->versus_analytical() ? pct(*r->versus_analytical()) + " %" : "") << " |\n";
     }
   }
   return md.str();

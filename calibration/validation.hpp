@@ -21,7 +21,15 @@ struct ValidationRow {
   std::string configuration;
   bool fits = true;   // in device memory, as paratwin models it
   std::string error;  // why there is no prediction
+  // The analytical model's prediction of the same point and configuration, in the suite's metric: the
+  // reference a simulated point is compared with (for an analytical row, its own prediction).
+  std::optional<double> analytical;
   double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
+  // (predicted − analytical) / analytical; none unless both exist and the prediction is not itself analytical.
+  std::optional<double> versus_analytical() const {
+    if (model == "analytical" || !predicted || !analytical || *analytical == 0) return std::nullopt;
+    return (*predicted - *analytical) / *analytical;
+  }
 };
 
 // The rows of one suite, in order.

@@ -1,4 +1,6 @@
 // `paratwin search`: rank every configuration of N GPUs with the analytical model, then simulate the best.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,7 +24,10 @@ struct SearchArgs {
   std::string family = "all";
   int64_t top = 10;
   int64_t simulate = 3;
-  std::string fidelity = "fast";
+  std::string fidelity = "auto";
+  bool fold = false;
+  std::vector<std::string> algorithms;
+  bool no_progress = false;
   std::string library;
   std::string json;
   bool placement_agnostic = false;
@@ -62,6 +67,61 @@ double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
+// The ranking, analytical columns first; `simulated` holds one cell per simulated configuration (empty
+// until it is done).
+void print_ranking(const sim::SearchResult& result, size_t top, const std::vector<std::string>& simulated) {
+  std::printf("  %4s %-5s %-30s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration", "analytical [s]",
+              "simulated [s]", "exposed [s]", "GiB/GPU", "% peak");
+  const size_t shown = std::min(top, result.ranked.size());
+  for (size_t i = 0; i < std::max(shown, simulated.size()); ++i) {
+    const auto& c = result.ranked[i];
+    const std::string cell = i < simulated.size() ? (simulated[i].empty() ? "pending" : simulated[i]) : "";
+    std::printf("  %4zu %-5s %-30s %14.4g %14s %12.4g %10.1f %9.1f\n", i + 1, sim::to_string(c.family), c.label.c_str(),
+                c.estimate.iteration, cell.c_str(), c.estimate.exposed_comm, gib(c.estimate.memory.total()),
+                c.estimate.percent_of_peak);
+  }
+  if (shown < result.ranked.size()) std::printf("  ... %zu more (--top)\n", result.ranked.size() - shown);
+  // Before a long simulation starts, the ranking must be on the terminal (or in the pipe) already.
+  std::fflush(stdout);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Simulates the best `setup`-configured candidates one by one, each in a child process (one SimGrid engine
+// per process), telling stderr which one runs and how long each took. Fills `cells` and returns the
+// summaries ({"error": ...} for a failed one).
+nlohmann::json simulate_best(const sim::SearchResult& result, const SimulationSetup& setup,
+                             std::vector<std::string>& cells) {
+  nlohmann::json summaries = nlohmann::json::array();
+  const auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const auto& c = result.ranked[i];
+    std::fprintf(stderr, "paratwin search: simulating %zu of %zu: %s %s (%.0f s elapsed)\n", i + 1, cells.size(),
+                 sim::to_string(c.family), c.label.c_str(), seconds_since(started));
+    const auto one = std::chrono::steady_clock::now();
+    ChildPool pool(1);
+    pool.start(i, [&] { return run_simulation(c.workload, setup).summary; });
+    const auto run = *pool.wait(-1);
+    char cell[64];
+    if (run.ok) {
+      const double seconds = run.value["iteration_seconds"].get<double>();
+      std::snprintf(cell, sizeof cell, "%.4g", seconds);
+      std::fprintf(stderr,
+                   "paratwin search: simulated %zu of %zu in %.1f s: %.4g s per iteration (analytical %.4g s)\n", i + 1,
+                   cells.size(), seconds_since(one), seconds, c.estimate.iteration);
+      summaries.push_back(run.value);
+    } else {
+      std::snprintf(cell, sizeof cell, "failed");
+      std::fprintf(stderr, "paratwin search: simulating %s failed: %s\n", c.label.c_str(), run.error.c_str());
+      summaries.push_back({{"error", run.error}});
+    }
+    cells[i] = cell;
+  }
+  return summaries;
+}
+
 }  // namespace
 
 Action add_search_command(CLI::App& app) {
@@ -88,9 +148,19 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--simulate", a->simulate, "simulate this many of the best with SimGrid (0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
       ->capture_default_str();
-  cmd->add_option("--fidelity", a->fidelity, "fidelity of those simulations")
-      ->check(CLI::IsMember({"exact", "fast"}))
+  cmd->add_option("--fidelity", a->fidelity,
+                  "fidelity of those simulations: exact, fast, or auto (by the GPU count, as `paratwin simulate`)")
+      ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
+  cmd->add_flag("--fold", a->fold,
+                "those simulations run the ranks of a node as one actor (with --fidelity fast or auto; see "
+                "`paratwin simulate --help`)");
+  cmd->add_option("--algorithm", a->algorithms,
+                  "KIND=ALGORITHM for those simulations, as `paratwin simulate --algorithm` (repeatable; the "
+                  "analytical ranking keeps the library's choices)");
+  cmd->add_flag("--no-progress", a->no_progress,
+                "no engine progress from those simulations (shown by default above " +
+                    std::to_string(kProgressAboveRanks) + " GPUs)");
   cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
       ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
   cmd->add_flag("--placement-agnostic", a->placement_agnostic,
@@ -107,6 +177,9 @@ Action add_search_command(CLI::App& app) {
       throw InputError("--gpus", "= " + std::to_string(a->gpus) + " but " + machine.name + " has " +
                                      std::to_string(machine.total_devices()) + " devices");
     const std::string library = a->library.empty() ? machine.profile.library : a->library;
+    // Bad simulation options fail now, not after the ranking.
+    const auto choice = choose_fidelity(a->gpus, a->fidelity, a->fold);
+    check_algorithm_specs(a->algorithms);
     const topology::Topology topology(machine.slice(nodes), sim::topology_options(library));
     sim::SearchOptions options;
     options.gpus = a->gpus;
@@ -140,43 +213,26 @@ Action add_search_command(CLI::App& app) {
       return 1;
     }
 
-    // The best K, simulated one by one (each in a child process: one SimGrid engine per process).
     const size_t simulated = std::min<size_t>(static_cast<size_t>(a->simulate), result.ranked.size());
-    std::vector<std::string> sim_column(result.ranked.size(), "");
+    std::vector<std::string> cells(simulated);
+    std::printf("\n  ranked by the analytical model:\n");
+    print_ranking(result, static_cast<size_t>(a->top), cells);
     nlohmann::json sim_results = nlohmann::json::array();
-    SimulationSetup setup;
-    setup.machine = a->machine;
-    setup.fidelity = a->fidelity;
-    setup.library = a->library;
-    for (size_t i = 0; i < simulated; ++i) {
-      const auto& c = result.ranked[i];
-      std::fprintf(stderr, "paratwin search: simulating %zu of %zu: %s %s\n", i + 1, simulated,
-                   sim::to_string(c.family), c.label.c_str());
-      ChildPool pool(1);
-      pool.start(i, [&] { return run_simulation(c.workload, setup).summary; });
-      const auto run = *pool.wait(-1);
-      char cell[64];
-      if (run.ok) {
-        std::snprintf(cell, sizeof cell, "%.4g", run.value["iteration_seconds"].get<double>());
-        sim_results.push_back(run.value);
-      } else {
-        std::snprintf(cell, sizeof cell, "failed");
-        std::fprintf(stderr, "paratwin search: simulating %s failed: %s\n", c.label.c_str(), run.error.c_str());
-        sim_results.push_back({{"error", run.error}});
-      }
-      sim_column[i] = cell;
+    if (simulated > 0) {
+      std::fprintf(stderr, "paratwin search: simulating the best %zu with SimGrid: %s\n", simulated,
+                   describe(choice, a->gpus).c_str());
+      SimulationSetup setup;
+      setup.machine = a->machine;
+      setup.fidelity = a->fidelity;
+      setup.fold = a->fold;
+      setup.library = a->library;
+      setup.algorithms = a->algorithms;
+      setup.progress = !a->no_progress && a->gpus > kProgressAboveRanks;
+      sim_results = simulate_best(result, setup, cells);
+      std::printf("\n  the best %zu simulated with SimGrid (%s fidelity%s):\n", simulated, choice.fidelity.c_str(),
+                  choice.fold ? ", folded" : "");
+      print_ranking(result, static_cast<size_t>(a->top), cells);
     }
-
-    std::printf("\n  %4s %-5s %-30s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration", "analytical [s]",
-                "simulated [s]", "exposed [s]", "GiB/GPU", "% peak");
-    const size_t shown = std::min<size_t>(static_cast<size_t>(a->top), result.ranked.size());
-    for (size_t i = 0; i < std::max(shown, simulated); ++i) {
-      const auto& c = result.ranked[i];
-      std::printf("  %4zu %-5s %-30s %14.4g %14s %12.4g %10.1f %9.1f\n", i + 1, sim::to_string(c.family),
-                  c.label.c_str(), c.estimate.iteration, sim_column[i].c_str(), c.estimate.exposed_comm,
-                  gib(c.estimate.memory.total()), c.estimate.percent_of_peak);
-    }
-    if (shown < result.ranked.size()) std::printf("  ... %zu more (--top)\n", result.ranked.size() - shown);
 
     if (!a->json.empty()) {
       nlohmann::json j;
@@ -185,6 +241,12 @@ Action add_search_command(CLI::App& app) {
       j["gpus"] = a->gpus;
       j["library"] = library;
       j["placement_aware"] = !a->placement_agnostic;
+      if (simulated > 0) {
+        j["simulation"] = {{"fidelity", choice.fidelity},
+                           {"fold", choice.fold},
+                           {"fidelity_chosen_by", choice.why},
+                           {"algorithms", a->algorithms}};
+      }
       j["valid"] = result.enumerated;
       j["ranked"] = nlohmann::json::array();
       for (size_t i = 0; i < result.ranked.size(); ++i) {

@@ -1,4 +1,5 @@
 // `paratwin simulate`: predict one training iteration of a workload on a machine with SimGrid.
+#include <cstdio>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -13,16 +14,23 @@ struct SimulateArgs {
   std::string workload;
   std::string machine = "frontier";
   int64_t nodes = 0;
-  std::string fidelity = "exact";
+  std::string fidelity = "auto";
   std::string library;
   std::string trace;
   std::string json;
   std::vector<int64_t> trace_ranks;
   std::vector<std::string> algorithms;
   bool progress = false;
+  bool no_progress = false;
   bool fold = false;
   std::string profile;
 };
+
+// Progress by default where a run takes long enough to look hung without it.
+bool wants_progress(const SimulateArgs& a, int64_t ranks) {
+  if (a.no_progress) return false;
+  return a.progress || ranks > kProgressAboveRanks;
+}
 
 }  // namespace
 
@@ -34,8 +42,12 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--nodes", a->nodes,
                   "use a slice of the machine of this many nodes (default: as many as the workload needs)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  cmd->add_option("--fidelity", a->fidelity, "exact: one phase per algorithm step; fast: aggregated phases")
-      ->check(CLI::IsMember({"exact", "fast"}))
+  cmd->add_option("--fidelity", a->fidelity,
+                  "exact: one phase per algorithm step; fast: aggregated phases; auto: by the rank count (exact up "
+                  "to " +
+                      std::to_string(kAutoExactUpToRanks) + " ranks, fast up to " +
+                      std::to_string(kAutoFoldAboveRanks) + ", fast with --fold above)")
+      ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
   cmd->add_option("--profile", a->profile,
                   "apply a profile fitted by `paratwin calibrate micro` on this machine: GEMM curve and peak, "
@@ -53,28 +65,35 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
-  cmd->add_flag("--progress", a->progress, "report progress on stderr");
+  auto* progress =
+      cmd->add_flag("--progress", a->progress,
+                    "report progress on stderr (the default above " + std::to_string(kProgressAboveRanks) + " ranks)");
+  cmd->add_flag("--no-progress", a->no_progress, "no progress on stderr, however large the run")->excludes(progress);
   cmd->add_flag("--fold", a->fold,
-                "with --fidelity fast: run the ranks of a node as one actor (its transfers to other nodes NIC by "
-                "NIC) and time collectives inside a node analytically, where the program allows (6-10x faster at "
-                "thousands of ranks; predictions moved by 0-9% in our measurements, see sim/README.md)");
+                "with --fidelity fast or auto (implies fast): run the ranks of a node as one actor (its transfers "
+                "to other nodes NIC by NIC) and time collectives inside a node analytically, where the program "
+                "allows (6-10x faster at thousands of ranks; predictions moved by 0-9% in our measurements, see "
+                "sim/README.md)");
   return [a]() -> int {
     const auto w = workloads::load_workload_or_default(a->workload);
+    const auto choice = choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
+    // First, before anything slow: what will be simulated and how to choose otherwise.
+    std::fprintf(stderr, "paratwin simulate: %s\n", describe(choice, w.total_ranks()).c_str());
     SimulationSetup setup;
     setup.machine = a->machine;
     setup.nodes = a->nodes;
-    setup.fidelity = a->fidelity;
+    setup.fidelity = a->fidelity;  // run_simulation makes the same choice and records it
     setup.library = a->library;
     setup.profile = a->profile;
     setup.algorithms = a->algorithms;
     setup.trace = !a->trace.empty();
     setup.trace_ranks = a->trace_ranks;
-    setup.progress = a->progress;
+    setup.progress = wants_progress(*a, w.total_ranks());
     setup.fold = a->fold;
     const SimulationRun run = run_simulation(w, setup);
     if (setup.trace) write_file_atomically(a->trace, run.trace);
     if (!a->json.empty()) write_file_atomically(a->json, run.summary.dump(2) + "\n");
-    print_simulation_report(w, setup, run.summary);
+    print_simulation_report(w, run.summary);
     return 0;
   };
 }

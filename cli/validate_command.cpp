@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "calibration/validation.hpp"
 #include "cli/child_process.hpp"
@@ -82,6 +84,15 @@ PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
   return out;
 }
 
+// The analytical model's prediction of a row's point: its own for an analytical row, the one made beside
+// the simulation for a simulated row.
+std::optional<double> analytical_value(const ValidationRow& r, const nlohmann::json& prediction) {
+  if (r.model == "analytical") return r.predicted;
+  const auto side = prediction.find("analytical");
+  if (side == prediction.end() || !(*side)["value"].is_number()) return std::nullopt;
+  return (*side)["value"].get<double>();
+}
+
 std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
                                    const std::vector<PredictionTask>& tasks,
                                    const std::vector<nlohmann::json>& predictions) {
@@ -102,6 +113,7 @@ std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, co
     } else {
       r.error = p.value("error", "failed");
     }
+    r.analytical = analytical_value(r, p);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -112,19 +124,24 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
     const auto set = calibration::suite_rows(rows, suite);
     std::printf("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.seed.c_str(),
                 suite.where.c_str(), calibration::to_string(suite.metric));
-    std::printf("  %-44s %7s %-10s %12s %12s %9s\n", "point", "GPUs", "model", "published", "predicted", "error");
+    std::printf("  %-44s %7s %-10s %12s %12s %9s %12s %9s\n", "point", "GPUs", "model", "published", "predicted",
+                "error", "analytical", "vs anal.");
     for (const auto* r : set) {
       const auto& p = *r->point;
       const std::string published = p.range ? formatted((*p.range)[0], "%.4g") + "-" + formatted((*p.range)[1], "%.4g")
                                             : formatted(p.published, "%.4g");
+      const std::string analytical = r->analytical ? formatted(*r->analytical, "%.4g") : "";
+      const auto versus = r->versus_analytical();
+      const std::string versus_text = versus ? formatted(100 * *versus, "%+.1f") + "%" : "";
       if (r->predicted)
-        std::printf("  %-44s %7lld %-10s %12s %12s %8s%%%s\n", p.label.substr(0, 44).c_str(),
+        std::printf("  %-44s %7lld %-10s %12s %12s %8s%% %12s %9s%s\n", p.label.substr(0, 44).c_str(),
                     static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(),
                     formatted(*r->predicted, "%.4g").c_str(), formatted(100 * r->relative_error(), "%+.1f").c_str(),
-                    r->fits ? "" : "  (does not fit in memory)");
+                    analytical.c_str(), versus_text.c_str(), r->fits ? "" : "  (does not fit in memory)");
       else
-        std::printf("  %-44s %7lld %-10s %12s %12s  %s\n", p.label.substr(0, 44).c_str(),
-                    static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(), "failed", r->error.c_str());
+        std::printf("  %-44s %7lld %-10s %12s %12s %9s %12s %9s  %s\n", p.label.substr(0, 44).c_str(),
+                    static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(), "failed", "",
+                    analytical.c_str(), "", r->error.c_str());
     }
     const auto s = calibration::error_stats(set);
     std::printf("  suite: %zu points, mean |error| %.1f %%, max %.1f %%%s\n", s.points, 100 * s.mean_abs,
@@ -146,11 +163,14 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
                 100 * b.max_abs);
 }
 
+// --simulate-up-to's default: every point is simulated.
+constexpr int64_t kSimulateEveryPoint = std::numeric_limits<int64_t>::max();
+
 struct ValidateArgs {
   CommonArgs common;
   std::string out = "results/validation";
   std::string model = "auto";
-  int64_t simulate_up_to = 64;
+  int64_t simulate_up_to = kSimulateEveryPoint;
   std::string plots = "svg";
 };
 
@@ -176,7 +196,8 @@ int run_validate(const ValidateArgs& a) {
   std::string command = "paratwin validate";
   for (const auto& s : a.common.suites) command += " --suite " + s;
   if (a.model != "auto") command += " --model " + a.model;
-  if (a.model == "auto" && a.simulate_up_to != 64) command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
+  if (a.model == "auto" && a.simulate_up_to != kSimulateEveryPoint)
+    command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
   if (a.out != "results/validation") command += " --out " + a.out;
   write_file_atomically((fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows));
   write_file_atomically((fs::path(a.out) / "README.md").string(),
@@ -204,7 +225,7 @@ struct BaselineArgs {
   CommonArgs common;
   std::string baselines = "results/baselines";
   double tolerance_percent = 1.0;
-  int64_t simulate_up_to = 64;
+  int64_t simulate_up_to = kSimulateEveryPoint;
   bool update = false;
 };
 
@@ -212,11 +233,10 @@ int run_baseline(const BaselineArgs& a) {
   const auto suites = selected_suites(a.common);
   const auto gpus = point_gpus(suites);
   std::vector<PredictionTask> tasks;
+  // A simulated point is predicted analytically beside the simulation, in the same child.
   for (size_t s = 0; s < suites.size(); ++s)
-    for (size_t p = 0; p < suites[s].points.size(); ++p) {
-      tasks.push_back({s, p, "analytical"});
-      if (gpus[s][p] > 0 && gpus[s][p] <= a.simulate_up_to) tasks.push_back({s, p, "simulate"});
-    }
+    for (size_t p = 0; p < suites[s].points.size(); ++p)
+      tasks.push_back({s, p, gpus[s][p] > 0 && gpus[s][p] <= a.simulate_up_to ? "simulate" : "analytical"});
   PredictOptions options;
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
@@ -228,7 +248,11 @@ int run_baseline(const BaselineArgs& a) {
   std::vector<calibration::BaselineChange> all;
   std::map<std::string, calibration::Baseline> now;
   for (const auto& suite : suites) now[suite.name] = {suite.name, calibration::to_string(suite.metric), {}};
-  for (const auto& r : rows) now[r.suite->name].points.push_back({r.point->label, r.model, r.gpus, r.predicted});
+  for (const auto& r : rows) {
+    auto& points = now[r.suite->name].points;
+    points.push_back({r.point->label, "analytical", r.gpus, r.analytical});
+    if (r.model == "simulate") points.push_back({r.point->label, "simulate", r.gpus, r.predicted});
+  }
   if (a.update) fs::create_directories(a.baselines);
   for (const auto& suite : suites) {
     const auto path = (fs::path(a.baselines) / (suite.name + ".json")).string();
@@ -280,10 +304,12 @@ Action add_validate_command(CLI::App& app) {
   add_common(cmd, a->common);
   cmd->add_option("--out,-o", a->out, "output folder (default: results/validation)");
   cmd->add_option("--model", a->model,
-                  "analytical (closed form), simulate (SimGrid, fast fidelity) or auto: simulate up to "
-                  "--simulate-up-to GPUs, analytical beyond (default)")
+                  "analytical (closed form), simulate (SimGrid at `paratwin simulate`'s automatic fidelity, with "
+                  "the analytical prediction beside it) or auto: simulate up to --simulate-up-to GPUs, analytical "
+                  "beyond (default)")
       ->check(CLI::IsMember({"analytical", "simulate", "auto"}));
-  cmd->add_option("--simulate-up-to", a->simulate_up_to, "auto: the largest point simulated with SimGrid (default 64)")
+  cmd->add_option("--simulate-up-to", a->simulate_up_to,
+                  "auto: the largest point simulated with SimGrid (default: every point)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
   cmd->add_option("--plots", a->plots, "svg or none")->check(CLI::IsMember({"svg", "none"}));
   return [a] { return run_validate(*a); };
@@ -294,7 +320,8 @@ Action add_baseline_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "baseline",
       "Regression baselines of predicted scaling (results/baselines): every reference point predicted by the "
-      "analytical model, and by SimGrid (fast fidelity) up to --simulate-up-to GPUs. `check` fails (exit 1) with "
+      "analytical model and by SimGrid (at `paratwin simulate`'s automatic fidelity; up to --simulate-up-to GPUs "
+      "when given). `check` fails (exit 1) with "
       "a table of the points that moved beyond the tolerance; `update` rewrites the files and prints what changed.");
   cmd->require_subcommand(1);
   for (const char* name : {"check", "update"}) {
@@ -305,7 +332,8 @@ Action add_baseline_command(CLI::App& app) {
     sub->add_option("--baselines", a->baselines, "baseline folder (default: results/baselines)");
     sub->add_option("--tolerance", a->tolerance_percent, "relative change allowed, percent (default 1)")
         ->check(CLI::Range(0.0, 1000.0));
-    sub->add_option("--simulate-up-to", a->simulate_up_to, "the largest point also simulated with SimGrid (default 64)")
+    sub->add_option("--simulate-up-to", a->simulate_up_to,
+                    "the largest point also simulated with SimGrid (default: every point)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
     if (std::string(name) == "update") sub->callback([a] { a->update = true; });
   }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 
 #include "cli/simulation_run.hpp"
@@ -50,10 +51,12 @@ double collective_seconds(const calibration::ReferenceCollective& c, const topol
     sim::CollectiveTimes times(topology, library, true);
     return times.seconds(program, program.placement(), 0, op_kind(c.kind), program.grid.mask("data"), c.bytes, 0);
   }
+  const auto choice = choose_fidelity(c.gpus, "auto", false);
   const auto engine = topology::start_engine();
   sim::SimOptions options;
   options.library = library;
-  options.fidelity = sim::Fidelity::fast;
+  options.fidelity = choice.fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
+  options.fold = choice.fold;
   return sim::simulate(program, topology, options).iteration_time;
 }
 
@@ -117,6 +120,58 @@ workloads::Workload best_configuration(const workloads::Workload& w, const topol
   return found.ranked.front().workload;
 }
 
+// One model's prediction of a point: the value in the suite's metric, the seconds behind it, whether
+// the configuration fits in device memory.
+struct Prediction {
+  double value = 0, iteration = 0;
+  bool fits = true;
+};
+
+// A collective speedup: the point's library over the one it is compared with.
+Prediction predict_collective(const calibration::ReferenceCollective& c, const topology::Machine& machine,
+                              const std::string& model) {
+  double mine = 0, theirs = 0;
+  if (model == "analytical") {
+    mine = collective_seconds(c, machine, c.library, model);
+    theirs = collective_seconds(c, machine, c.versus, model);
+  } else {  // one SimGrid engine per process: each library in its own child
+    ChildPool pool(2);
+    pool.start(0, [&] { return nlohmann::json(collective_seconds(c, machine, c.library, model)); });
+    pool.start(1, [&] { return nlohmann::json(collective_seconds(c, machine, c.versus, model)); });
+    for (int i = 0; i < 2; ++i) {
+      const auto r = pool.wait(-1);
+      if (!r || !r->ok) throw std::runtime_error(r ? r->error : "a simulation did not finish");
+      (r->id == 0 ? mine : theirs) = r->value.get<double>();
+    }
+  }
+  return {theirs / mine, mine, true};
+}
+
+// A workload's metric; SimGrid at the fidelity `paratwin simulate` would choose for its rank count.
+Prediction predict_workload(Metric metric, const workloads::Workload& w, const topology::Machine& machine,
+                            const std::string& machine_ref, const std::string& model) {
+  if (model == "analytical") {
+    const auto e = sim::estimate(w, sliced_topology(machine, w.total_ranks(), machine.profile.library));
+    return {metric_value(metric, outcome_of(e, w), w), e.iteration, e.fits()};
+  }
+  SimulationSetup setup;
+  setup.machine = machine_ref;
+  setup.fidelity = "auto";
+  const auto summary = run_simulation(w, setup).summary;
+  return {metric_value(metric, outcome_of(summary), w), summary["iteration_seconds"].get<double>(),
+          summary["memory"]["fits"].get<bool>()};
+}
+
+// The analytical model's side of a simulated point; its failure is reported beside the simulation's.
+nlohmann::json analytical_side(const std::function<Prediction(const std::string&)>& predict) {
+  try {
+    const auto p = predict("analytical");
+    return {{"value", p.value}, {"iteration_s", p.iteration}, {"status", "ok"}, {"error", ""}};
+  } catch (const std::exception& e) {
+    return {{"value", nullptr}, {"iteration_s", nullptr}, {"status", "failed"}, {"error", e.what()}};
+  }
+}
+
 nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
                            const PredictOptions& options) {
   nlohmann::json row = {{"model", model},      {"value", nullptr}, {"iteration_s", nullptr},
@@ -125,45 +180,23 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
   try {
     const std::string machine_ref = machine_reference(point.machine, options);
     const auto machine = topology::resolve_machine(machine_ref);
+    workloads::Workload w;
+    std::function<Prediction(const std::string&)> predict;
     if (point.collective) {
       const auto& c = *point.collective;
-      double mine = 0, theirs = 0;
-      if (model == "analytical") {
-        mine = collective_seconds(c, machine, c.library, model);
-        theirs = collective_seconds(c, machine, c.versus, model);
-      } else {  // one SimGrid engine per process: each library in its own child
-        ChildPool pool(2);
-        pool.start(0, [&] { return nlohmann::json(collective_seconds(c, machine, c.library, model)); });
-        pool.start(1, [&] { return nlohmann::json(collective_seconds(c, machine, c.versus, model)); });
-        for (int i = 0; i < 2; ++i) {
-          const auto r = pool.wait(-1);
-          if (!r || !r->ok) throw std::runtime_error(r ? r->error : "a simulation did not finish");
-          (r->id == 0 ? mine : theirs) = r->value.get<double>();
-        }
-      }
-      row["value"] = theirs / mine;
-      row["iteration_s"] = mine;
       row["configuration"] = c.kind + " " + c.library + " vs " + c.versus;
-      return row;
-    }
-    auto w = workloads::load_workload_file(point.workload);
-    if (point.best_configuration) w = best_configuration(w, machine);
-    row["configuration"] = configuration_label(w);
-    const int64_t ranks = w.total_ranks();
-    if (model == "analytical") {
-      const auto e = sim::estimate(w, sliced_topology(machine, ranks, machine.profile.library));
-      row["value"] = metric_value(suite.metric, outcome_of(e, w), w);
-      row["iteration_s"] = e.iteration;
-      row["fits"] = e.fits();
+      predict = [&](const std::string& m) { return predict_collective(c, machine, m); };
     } else {
-      SimulationSetup setup;
-      setup.machine = machine_ref;
-      setup.fidelity = "fast";
-      const auto summary = run_simulation(w, setup).summary;
-      row["value"] = metric_value(suite.metric, outcome_of(summary), w);
-      row["iteration_s"] = summary["iteration_seconds"];
-      row["fits"] = summary["memory"]["fits"];
+      w = workloads::load_workload_file(point.workload);
+      if (point.best_configuration) w = best_configuration(w, machine);
+      row["configuration"] = configuration_label(w);
+      predict = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, machine_ref, m); };
     }
+    if (model != "analytical") row["analytical"] = analytical_side(predict);
+    const auto p = predict(model);
+    row["value"] = p.value;
+    row["iteration_s"] = p.iteration;
+    row["fits"] = p.fits;
   } catch (const std::exception& e) {
     row["status"] = "failed";
     row["error"] = e.what();

@@ -1,6 +1,7 @@
 #pragma once
 // Predicting the seeds' reference points (`paratwin validate`, `paratwin baseline`): every point of a
-// suite with the analytical model or with SimGrid (fast fidelity), in child processes.
+// suite with the analytical model or with SimGrid (at `paratwin simulate`'s automatic fidelity, and
+// analytically beside it), in child processes.
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,7 +25,9 @@ struct PredictionTask {
 };
 
 // One object per task, in task order: {"model", "value", "iteration_s", "configuration", "fits",
-// "status" ("ok"/"failed"), "error"}. A failing point fails alone, with its message.
+// "status" ("ok"/"failed"), "error"}, and for a simulated point "analytical": {"value", "iteration_s",
+// "status", "error"}, the analytical model's prediction of the same configuration. A failing point fails
+// alone, with its message.
 std::vector<nlohmann::json> predict_points(const std::vector<calibration::ReferenceSuite>& suites,
                                            const std::vector<PredictionTask>& tasks, const PredictOptions& options);
 

@@ -13,6 +13,7 @@
 #include "sim/folding.hpp"
 #include "sim/group_layouts.hpp"
 #include "sim/node_collectives.hpp"
+#include "sim/phases.hpp"
 #include "sim/tuner.hpp"
 #include "topology/platform.hpp"
 
@@ -30,12 +31,34 @@ constexpr int kStreams = workloads::kStreams;
 constexpr int kChannelForward = 100, kChannelBackward = 101;
 // SimGrid refuses null payloads; messages carry this token (only their simulated size matters).
 int kToken = 0;
+// A phase's transfers fall into a few size classes (sim/phases.hpp); each class is one flow to a sink.
+constexpr int kFlowsPerPhase = static_cast<int>(kMaxFlows);
+
+topology::PlatformOptions platform_options(const SimOptions& o) {
+  topology::PlatformOptions p;
+  p.zero_latency = o.free_communication;
+  p.actor_hosts = o.fidelity == Fidelity::fast;
+  p.sinks = p.actor_hosts ? kStreams * kFlowsPerPhase : 0;
+  return p;
+}
+
+// An actor waiting at a phase for its last member, and the stream it waits on.
+struct Waiter {
+  int32_t actor = 0;
+  int stream = 0;
+};
+
+struct PhaseEntry {
+  int32_t arrived = 0;
+  std::vector<Waiter> waiting;
+};
 
 // State shared by every rank actor (the simulation runs all actors in one thread).
 struct Shared {
   const workloads::Program& program;
   const topology::Topology& topology;
   const SimOptions& options;
+  bool phased;  // fast fidelity: communication in phases (sim/phases.hpp)
   CostModel cost;
   topology::Platform platform;
   workloads::PlacementMap placement;
@@ -55,13 +78,18 @@ struct Shared {
   StepCosts step_costs;
   Folding fold;
   std::unique_ptr<NodeCollectives> node_collectives;  // when folded
+  std::unique_ptr<PhasePlanner> phases;               // when phased
+  std::map<PhaseKey, PhaseEntry> board;               // phases some but not all members reached
+  std::vector<sg4::Mailbox*> notices;                 // per actor and stream: "your phase is over"
+  std::chrono::steady_clock::time_point last_report = started;
 
   Shared(const workloads::Program& p, const topology::Topology& t, const SimOptions& o)
       : program(p),
         topology(t),
         options(o),
+        phased(o.fidelity == Fidelity::fast),
         cost(t.machine()),
-        platform(topology::build_platform(t, o.free_communication)),
+        platform(topology::build_platform(t, platform_options(o))),
         placement(p.placement()),
         library(o.library.empty() ? t.machine().profile.library : o.library),
         layouts(p, placement, t, library),
@@ -85,11 +113,21 @@ struct Shared {
       }
       feeds_other_stream.push_back(std::move(feeds));
     }
-    if (o.fidelity == Fidelity::fast && o.fold && !o.free_communication && !t.options().one_nic_per_node)
-      fold = plan_folding(p, placement, t.machine(), true);
+    if (o.fidelity == Fidelity::fast && o.fold && !o.free_communication)
+      fold = plan_folding(p, placement, t.machine(), o.fold_by);
     else
       fold.reason = o.fidelity != Fidelity::fast ? "exact fidelity" : "not asked";
     if (fold.active) node_collectives = std::make_unique<NodeCollectives>(p, placement, t, layouts, step_costs);
+    if (phased) {
+      std::vector<int32_t> actor_of(static_cast<size_t>(p.grid.size()));
+      std::map<int64_t, int32_t> number;
+      for (int64_t r = 0; r < p.grid.size(); ++r) {
+        const int64_t rep = fold.active ? fold.rep[static_cast<size_t>(r)] : r;
+        actor_of[static_cast<size_t>(r)] = number.emplace(rep, static_cast<int32_t>(number.size())).first->second;
+      }
+      phases = std::make_unique<PhasePlanner>(p, placement, t, layouts, std::move(actor_of));
+      notices.assign(static_cast<size_t>(phases->actors()) * kStreams, nullptr);
+    }
     for (int64_t r = 0; r < p.grid.size(); ++r) {
       if (!fold.active || fold.rep[static_cast<size_t>(r)] == r)
         ops_total += static_cast<int64_t>(p.roles[static_cast<size_t>(p.role_of(r))].ops.size());
@@ -101,10 +139,14 @@ struct Shared {
     result.ranks.resize(static_cast<size_t>(p.grid.size()));
   }
 
+  // Reports at every 5 % of the ops, and at least every 10 s.
   void op_done(int64_t count) {
     ops_done += count;
-    if (!options.progress || ops_done < next_report || ops_total == 0) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!options.progress || ops_total == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (ops_done < next_report && (ops_done % 64 != 0 || now - last_report < std::chrono::seconds(10))) return;
+    last_report = now;
+    const double elapsed = std::chrono::duration<double>(now - started).count();
     const double fraction = static_cast<double>(ops_done) / static_cast<double>(ops_total);
     std::fprintf(stderr,
                  "paratwin simulate: %3.0f%% of %lld ops (simulated %.4g s), %.0f s elapsed, about %.0f s left\n",
@@ -114,6 +156,16 @@ struct Shared {
   }
 
   sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
+  // Where a rank's actor runs: its device, or the device's actor host when phased.
+  sg4::Host* actor_host_of(int64_t rank) const {
+    const auto d = static_cast<size_t>(placement.device_of(rank));
+    return phased ? platform.actor_hosts[d] : platform.hosts[d];
+  }
+  sg4::Mailbox* notice(int32_t actor, int stream) {
+    sg4::Mailbox*& m = notices[static_cast<size_t>(actor) * kStreams + static_cast<size_t>(stream)];
+    if (!m) m = sg4::Mailbox::by_name("n" + std::to_string(actor) + "." + std::to_string(stream));
+    return m;
+  }
 };
 
 class RankActor {
@@ -126,8 +178,8 @@ class RankActor {
         feeds_(shared.feeds_other_stream[static_cast<size_t>(shared.program.role_of(rank))]),
         role_index_(static_cast<size_t>(shared.program.role_of(rank))),
         weight_(shared.fold.active ? shared.fold.weight[static_cast<size_t>(rank)] : 1),
-        lane_weight_(shared.fold.active ? shared.fold.lane_weight[static_cast<size_t>(rank)] : 1),
-        lanes_(shared.fold.active ? shared.fold.lanes[static_cast<size_t>(rank)] : std::vector<int64_t>{rank}),
+        actor_(shared.phases ? shared.phases->actor_of(rank) : 0),
+        device_(shared.placement.device_of(rank)),
         done_(role_.ops.size(), 0) {}
 
   void operator()() {
@@ -156,7 +208,8 @@ class RankActor {
   struct GroupInfo {
     workloads::AxisMask mask = 0;
     const GroupLayout* layout = nullptr;
-    bool on_node = false;  // folded, and every member on this rank's node
+    bool on_node = false;                       // folded, and every member on this rank's node
+    int32_t component = 0, component_size = 1;  // phased: the actors meeting at its phases
   };
 
   const GroupInfo& group_info(workloads::AxisMask mask) {
@@ -166,6 +219,10 @@ class RankActor {
     g.mask = mask;
     g.layout = &sh_.layouts.of(rank_, mask);
     g.on_node = sh_.node_collectives && sh_.node_collectives->on_node(rank_, mask);
+    if (sh_.phases) {
+      g.component = sh_.phases->component(actor_, mask);
+      g.component_size = sh_.phases->component_size(g.component, mask);
+    }
     groups_.push_back(g);
     return groups_.back();
   }
@@ -181,6 +238,10 @@ class RankActor {
     bool timed = false;                     // the op ends at `wake` (compute alone on its device, folded collective)
     Algorithm algorithm = Algorithm::ring;  // the library's choice for this collective
     std::vector<void*> payloads;            // receive buffers of the current step
+    int64_t ordinal = 0;                    // phased collective: its place among the group's on this stream
+    std::vector<Waiter> waiters;            // phased: the members to tell when the phase's transfers end
+    double phase_latency = -1;              // phased leader: the latency to add once its flows end (>= 0)
+    bool in_latency = false;                // `wake` ends the phase's latency
     // Compute ops run back to back as one execution: (op, seconds) in stream order.
     std::vector<std::pair<uint32_t, double>> batch;
   };
@@ -253,21 +314,21 @@ class RankActor {
     if (workloads::is_p2p(op.kind)) {
       const bool backward = op.stream == Stream::send_bwd || op.stream == Stream::recv_bwd;
       const int channel = backward ? kChannelBackward : kChannelForward;
-      f.payloads.assign(1, nullptr);
-      const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes * lane_weight_);
-      f.outstanding = 0;
-      for (size_t k = 0; k < lanes_.size(); ++k) {
-        const int64_t lane = lanes_[k];
-        const int64_t peer = sh_.program.grid.with_coord(lane, sh_.pipe_axis, op.peer_stage);
-        if (op.kind == OpKind::send) {
-          add_activity(s, send(k, lane, peer, channel, size));
-          ++f.outstanding;
-        } else if (k == 0) {
-          add_activity(s, mailbox(lane, peer, channel)->get_async<void>(&f.payloads[0]));
-          ++f.outstanding;
-        }
+      const int64_t peer = sh_.program.grid.with_coord(rank_, sh_.pipe_axis, op.peer_stage);
+      if (sh_.phased) {
+        message_phase(s, op, channel, peer);
+        return;
       }
-      sh_.result.flows += op.kind == OpKind::send ? static_cast<int64_t>(lanes_.size()) : 0;
+      f.payloads.assign(1, nullptr);
+      if (op.kind == OpKind::send) {
+        const uint64_t size = sh_.options.free_communication ? 0 : bytes(op.bytes);
+        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, size));
+        ++sh_.result.flows;
+        ++sh_.result.transfers;
+      } else {
+        add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[0]));
+      }
+      f.outstanding = 1;
       return;
     }
     const GroupInfo& group = group_info(op.group);
@@ -279,6 +340,7 @@ class RankActor {
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
     f.steps = plan(op.kind, f.algorithm, *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
+    if (sh_.phased) f.ordinal = collectives_started_[{op.group, s}]++;
     post_step(s);
     compute_pace();
   }
@@ -329,14 +391,93 @@ class RankActor {
     return it->second;
   }
 
-  // Lane k's transfer from `from` to `to`. The first lane meets its receiver at a mailbox, between
-  // the two actors' hosts (SimGrid 3.32 runs a mailbox transfer between the actors' hosts). The other
-  // lanes' transfers must leave from their own devices: host-to-host flows that the sender waits for,
-  // started as the sender gets there; the receiving node actor waits for its first lane only — its
-  // other lanes mirror it (same group, same place in it, same bytes).
-  sg4::CommPtr send(size_t k, int64_t from, int64_t to, int channel, uint64_t size) {
-    if (k == 0) return mailbox(to, from, channel)->put_async(&kToken, size);
-    return sg4::Comm::sendto_async(sh_.host_of(from), sh_.host_of(to), size);
+  // Phased: this actor reached phase `key`, which `expected` actors meet at. All but the last wait
+  // for a notice; the last starts the flows of every member (`flows()`: PhaseFlows) from its own
+  // device to sinks along the flows' routes, and gives the notices when they end.
+  template <class Flows>
+  void arrive(int s, const PhaseKey& key, int32_t expected, Flows&& flows) {
+    Flight& f = flights_[s];
+    f.outstanding = 0;
+    if (expected > 1) {
+      PhaseEntry& entry = sh_.board[key];
+      if (++entry.arrived < expected) {
+        entry.waiting.push_back({actor_, s});
+        f.payloads.assign(1, nullptr);
+        add_activity(s, sh_.notice(actor_, s)->get_async<void>(&f.payloads[0]));
+        f.outstanding = 1;
+        return;
+      }
+      f.waiters = std::move(entry.waiting);
+      sh_.board.erase(key);
+    }
+    if (!sh_.options.free_communication) {
+      const PhaseFlows& phase = flows();
+      if (phase.flows.size() > static_cast<size_t>(kFlowsPerPhase))
+        throw std::logic_error("a phase of " + std::string(workloads::to_string(role_.ops[f.op].kind)) + " has " +
+                               std::to_string(phase.flows.size()) + " transfer sizes that are not multiples");
+      // The flows carry no latency, so that SimGrid does not revisit them when it is paid; the
+      // phase's longest route latency follows the transfers instead.
+      f.phase_latency = 0;
+      for (size_t j = 0; j < phase.flows.size(); ++j) {
+        const PhaseFlow& flow = phase.flows[j];
+        const int sink = s * kFlowsPerPhase + static_cast<int>(j);
+        sh_.platform.phase_routes->set(device_, sink, flow.resources, 0.0);
+        f.phase_latency = std::max(f.phase_latency, flow.latency);
+        add_activity(s, sg4::Comm::sendto_async(sh_.platform.hosts[static_cast<size_t>(device_)],
+                                                sh_.platform.sinks[static_cast<size_t>(sink)], bytes(flow.bytes)));
+        ++f.outstanding;
+      }
+      sh_.result.flows += static_cast<int64_t>(phase.flows.size());
+      sh_.result.transfers += phase.transfers();
+    }
+    if (f.outstanding == 0) transfers_done(s);
+  }
+
+  // Phased pipeline message: sender and receiver meet; the flows are the sender's.
+  void message_phase(int s, const Op& op, int channel, int64_t peer_rank) {
+    const int32_t peer = sh_.phases->actor_of(peer_rank);
+    const bool sending = op.kind == OpKind::send;
+    const int32_t from = sending ? actor_ : peer, to = sending ? peer : actor_;
+    PhaseKey key;
+    key.kind = 1;
+    key.a = static_cast<uint64_t>(from);
+    key.b = static_cast<uint64_t>(to);
+    key.channel = channel;
+    key.ordinal = messages_started_[{peer, channel * 2 + (sending ? 1 : 0)}]++;
+    const int64_t to_stage = sending ? op.peer_stage : sh_.program.grid.coord(rank_, sh_.pipe_axis);
+    const double size = op.bytes;
+    arrive(s, key, from == to ? 1 : 2,
+           [&]() -> const PhaseFlows& { return sh_.phases->message(from, to_stage, size); });
+  }
+
+  // The transfers of stream s's step or message ended: tell the phase's other members, then go on.
+  void transfers_done(int s) {
+    Flight& f = flights_[s];
+    if (f.phase_latency > 0) {
+      f.wake = sg4::Engine::get_clock() + f.phase_latency;
+      f.phase_latency = -1;
+      f.in_latency = true;
+      return;
+    }
+    f.phase_latency = -1;
+    f.in_latency = false;
+    f.wake = -1;
+    for (const Waiter& w : f.waiters) sh_.notice(w.actor, w.stream)->put_init(&kToken, 0)->detach();
+    f.waiters.clear();
+    if (workloads::is_collective(role_.ops[f.op].kind)) {
+      step_done(s);
+      return;
+    }
+    // A library's own cost per message (a calibrated profile), at both ends.
+    const Op& op = role_.ops[f.op];
+    const auto& cost = sh_.cost.machine().profile.message_cost;
+    const double extra = sh_.options.free_communication ? 0 : cost.step + cost.per_byte * op.bytes;
+    if (extra > 0) {
+      f.timed = true;
+      f.wake = sg4::Engine::get_clock() + extra;
+    } else {
+      complete(s);
+    }
   }
 
   // Posts the current step of stream s's collective, skipping empty steps; completes the op when
@@ -345,26 +486,49 @@ class RankActor {
     Flight& f = flights_[s];
     const Op& op = role_.ops[f.op];
     const int channel = static_cast<int>(op.stream);
+    if (sh_.phased) {  // every member meets at every step, even one where it moves nothing
+      if (f.step >= f.steps.size()) {
+        complete(s);
+        return;
+      }
+      const GroupInfo& group = group_info(op.group);
+      PhaseKey key;
+      key.a = op.group;
+      key.b = static_cast<uint64_t>(group.component);
+      key.channel = s;
+      key.ordinal = f.ordinal;
+      key.step = static_cast<int>(f.step);
+      const size_t step = f.step;
+      const Algorithm algorithm = f.algorithm;
+      arrive(s, key, group.component_size, [&, step, algorithm]() -> const PhaseFlows& {
+        const auto& steps = sh_.phases->collective(group.component, op.group, op.kind, algorithm, op.bytes, op.root);
+        if (steps.size() != flights_[s].steps.size())
+          throw std::logic_error("a phased " + std::string(workloads::to_string(op.kind)) + " has " +
+                                 std::to_string(steps.size()) + " steps for its group and " +
+                                 std::to_string(flights_[s].steps.size()) + " for rank " + std::to_string(rank_));
+        return steps[step];
+      });
+      return;
+    }
     while (f.step < f.steps.size()) {
       const Step& st = f.steps[f.step];
       if (st.sends.empty() && st.recvs.empty()) {
         ++f.step;
         continue;
       }
-      // Every lane runs the step with its own group: the same place in it, its own peers.
       const auto& grid = sh_.program.grid;
       f.payloads.assign(st.recvs.size(), nullptr);
-      for (size_t k = 0; k < lanes_.size(); ++k)
-        for (const auto& t : st.sends) {
-          const int64_t peer = grid.group_member(lanes_[k], op.group, t.peer);
-          add_activity(s, send(k, lanes_[k], peer, channel, bytes(t.bytes * lane_weight_)));
-        }
+      for (const auto& t : st.sends) {
+        const int64_t peer = grid.group_member(rank_, op.group, t.peer);
+        add_activity(s, mailbox(peer, rank_, channel)->put_async(&kToken, bytes(t.bytes)));
+      }
       for (size_t i = 0; i < st.recvs.size(); ++i) {
         const int64_t peer = grid.group_member(rank_, op.group, st.recvs[i].peer);
         add_activity(s, mailbox(rank_, peer, channel)->get_async<void>(&f.payloads[i]));
       }
-      sh_.result.flows += static_cast<int64_t>(st.sends.size() * lanes_.size());
-      f.outstanding = static_cast<int>(st.sends.size() * lanes_.size() + st.recvs.size());
+      sh_.result.flows += static_cast<int64_t>(st.sends.size());
+      sh_.result.transfers += static_cast<int64_t>(st.sends.size());
+      f.outstanding = static_cast<int>(st.sends.size() + st.recvs.size());
       return;
     }
     complete(s);
@@ -485,23 +649,7 @@ class RankActor {
         const int s = owners_[static_cast<size_t>(k)];
         activities_.erase(activities_.begin() + k);
         owners_.erase(owners_.begin() + k);
-        Flight& f = flights_[s];
-        if (--f.outstanding == 0) {
-          const Op& op = role_.ops[f.op];
-          if (workloads::is_collective(op.kind)) {
-            step_done(s);
-          } else {
-            // A library's own cost per message (a calibrated profile), at both ends.
-            const auto& cost = sh_.cost.machine().profile.message_cost;
-            const double extra = sh_.options.free_communication ? 0 : cost.step + cost.per_byte * op.bytes;
-            if (extra > 0) {
-              f.timed = true;
-              f.wake = sg4::Engine::get_clock() + extra;
-            } else {
-              complete(s);
-            }
-          }
-        }
+        if (--flights_[s].outstanding == 0) transfers_done(s);
       }
     }
     const double after = sg4::Engine::get_clock();
@@ -510,6 +658,8 @@ class RankActor {
       if (!f.active || f.wake < 0 || f.wake > after + 1e-15 || f.outstanding != 0) continue;
       if (f.timed)
         complete(s);
+      else if (f.in_latency)
+        transfers_done(s);  // the phase's latency ran out: now tell the others
       else
         step_done(s);
     }
@@ -576,9 +726,9 @@ class RankActor {
   const std::array<std::vector<uint32_t>, kStreams>& streams_;
   const std::vector<uint8_t>& feeds_;
   size_t role_index_;
-  int32_t weight_;              // ranks this actor stands for (folding)
-  int32_t lane_weight_;         // ranks each of its lanes stands for: the traffic one transfer carries
-  std::vector<int64_t> lanes_;  // ranks whose transfers this actor makes (itself, or a node's NIC leaders)
+  int32_t weight_;  // ranks this actor stands for (folding)
+  int32_t actor_;   // phased: this actor's number
+  int64_t device_;
   // The timed compute op's work left at full speed, when it was last paced, and its pace now.
   double compute_left_ = 0, compute_mark_ = 0, compute_rate_ = 1;
   std::vector<uint8_t> done_;
@@ -590,6 +740,8 @@ class RankActor {
   std::vector<GroupInfo> groups_;
   std::unordered_map<uint64_t, sg4::Mailbox*> mailboxes_;
   std::unordered_map<int64_t, double> latencies_;
+  std::map<std::pair<workloads::AxisMask, int>, int64_t> collectives_started_;  // phased, by (group, stream)
+  std::map<std::pair<int32_t, int>, int64_t> messages_started_;  // phased, by (peer actor, channel and direction)
 };
 
 }  // namespace
@@ -617,7 +769,7 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
   int64_t actors = 0;
   for (int64_t r = 0; r < program.grid.size(); ++r)
     if (!shared.fold.active || shared.fold.rep[static_cast<size_t>(r)] == r) {
-      sg4::Actor::create("rank" + std::to_string(r), shared.host_of(r), RankActor(shared, r));
+      sg4::Actor::create("rank" + std::to_string(r), shared.actor_host_of(r), RankActor(shared, r));
       ++actors;
     }
   if (shared.fold.active)  // a represented rank's events are its representative's
@@ -626,9 +778,11 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
         shared.traced[static_cast<size_t>(shared.fold.rep[static_cast<size_t>(r)])] = true;
   sg4::Engine::get_instance()->run();
   SimResult out = std::move(shared.result);
+
   out.actors = actors;
   out.folded = shared.fold.active;
-  out.fold_whole_nodes = shared.fold.whole_nodes;
+  out.fold_whole_nodes = shared.fold.active;
+  out.fold_replicas = shared.fold.active && shared.fold.by == FoldBy::replica;
   out.fold_note = shared.fold.reason;
   if (shared.fold.active) {
     for (int64_t r = 0; r < program.grid.size(); ++r)

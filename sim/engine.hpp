@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/collectives.hpp"
+#include "sim/folding.hpp"
 #include "topology/topology.hpp"
 #include "workloads/program.hpp"
 #include "workloads/trace.hpp"
@@ -26,7 +27,8 @@ struct SimOptions {
   // Fast fidelity: one actor for the ranks of a node that share a NIC (sim/folding.hpp), where the
   // program allows it.
   bool fold = false;
-  bool free_communication = false;  // collectives and messages take no time (bubble studies)
+  FoldBy fold_by = FoldBy::replica;  // with fold: one actor per node, or per node of a replica
+  bool free_communication = false;   // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
   std::vector<int64_t> trace_ranks;  // ranks whose every op is recorded
@@ -61,10 +63,12 @@ struct SimResult {
   std::vector<RankTimes> ranks;
   std::vector<OpEvent> events;  // of the traced ranks, in completion order
   std::vector<CollectiveStats> collectives;
-  int64_t flows = 0;   // transfers simulated
-  int64_t actors = 0;  // SimGrid actors (ranks, or representatives when folded)
+  int64_t flows = 0;      // SimGrid transfers (fast fidelity: one per phase and transfer size)
+  int64_t transfers = 0;  // device-to-device transfers they stand for
+  int64_t actors = 0;     // SimGrid actors (ranks, or representatives when folded)
   bool folded = false;
-  bool fold_whole_nodes = false;  // one actor per node (else one per NIC)
+  bool fold_whole_nodes = false;  // one actor per node
+  bool fold_replicas = false;     // one actor per node of a data-parallel replica
   std::string fold_note;          // why the program was not folded (fast fidelity)
 };
 

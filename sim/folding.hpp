@@ -1,12 +1,10 @@
 #pragma once
 // Folding for `fast` fidelity at scale: the ranks of a node run the same op list in lockstep, so one
-// actor can stand for all of them. Its collectives inside the node are timed with the ring formula on
-// the node's links (every group of the axis at once). Its transfers to other nodes go lane by lane: a
-// lane is the ranks that share a NIC, and its transfers carry all their traffic through that NIC, to
-// the same lane of the peer nodes. SimGrid's cost is per activity and per actor; this removes the
-// intra-node transfers, divides the transfers by the ranks per NIC, and the actors, compute timers and
-// per-step delays by the ranks per node. When the lanes of a node cannot move as one (their groups
-// differ in shape) each lane is an actor of its own.
+// actor can stand for all of them. Its collectives inside the node are timed on the node's links
+// (sim/node_collectives.hpp); every other phase it meets carries the transfers of all the ranks it
+// stands for, each from its own device (sim/phases.hpp), so the links, NICs and network are loaded as
+// by the unfolded run. SimGrid's cost is per actor and per activity: this divides the actors, compute
+// timers and per-step delays by the ranks per node.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,23 +14,24 @@
 
 namespace paratwin::sim {
 
+enum class FoldBy { node, replica };
+
 struct Folding {
   bool active = false;
-  bool whole_nodes = false;          // one actor per node (else one per NIC)
-  std::string reason;                // why the program is not folded, when inactive
-  std::vector<int64_t> rep;          // per rank: the rank whose actor stands for it (itself for a representative)
-  std::vector<int32_t> weight;       // per rank: how many ranks its actor stands for (0 unless a representative)
-  std::vector<int32_t> lane_weight;  // per rank: how many ranks its lane stands for (0 unless it leads a lane)
-  std::vector<std::vector<int64_t>> lanes;  // per rank: the lanes its actor drives, itself first (empty unless a rep)
+  FoldBy by = FoldBy::node;
+  std::string reason;           // why the program is not folded, when inactive
+  std::vector<int64_t> rep;     // per rank: the rank whose actor stands for it (itself for a representative)
+  std::vector<int32_t> weight;  // per rank: how many ranks its actor stands for (0 unless a representative)
   int64_t actors = 0;
 };
 
-// Folds when every node's ranks run one role, and every collective group and pipeline peer of a lane
-// is either on its node or made of lanes of equal weight on other nodes, one per node. Merges the
-// lanes of each node into one actor when they hold the same place in every group that leaves the
-// node and `whole_nodes` is asked. Otherwise returns an inactive Folding that says why.
+// Folds every node's ranks into one actor when each node's ranks run one role and, for every
+// pipeline peer stage, the counterparts of an actor's ranks all belong to one other actor. With
+// FoldBy::replica, one actor also stands for the same node of every data-parallel replica: replicas
+// run the same ops, and the data-parallel collectives they share become phases of a single actor
+// that carry every replica's transfers. Otherwise returns an inactive Folding that says why.
 Folding plan_folding(const workloads::Program& program, const workloads::PlacementMap& placement,
-                     const topology::Machine& machine, bool whole_nodes = false);
+                     const topology::Machine& machine, FoldBy by = FoldBy::node);
 
 // Whether every member of `rank`'s group over `mask` is on the rank's node.
 bool group_on_node(const workloads::Program& program, const workloads::PlacementMap& placement,

@@ -2,6 +2,8 @@
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <stdexcept>
+#include <string>
 
 namespace paratwin::topology {
 
@@ -11,16 +13,35 @@ namespace kr = simgrid::kernel::routing;
 namespace sg4 = simgrid::s4u;
 
 // Hosts are added in device order, so a host's netpoint id is its device index.
+// Hosts are added in order: devices, then actor hosts (if any), then sinks; a netpoint's id is its
+// position in that order.
 class MachineZone final : public kr::NetZoneImpl {
  public:
-  MachineZone(const std::string& name, const Topology& topology, bool zero_latency)
-      : NetZoneImpl(name), topology_(topology), zero_latency_(zero_latency) {}
+  MachineZone(const std::string& name, const Topology& topology, const PlatformOptions& options,
+              std::shared_ptr<PhaseRoutes> phase_routes)
+      : NetZoneImpl(name),
+        topology_(topology),
+        zero_latency_(options.zero_latency),
+        devices_(topology.devices()),
+        sinks_from_(devices_ * (options.actor_hosts ? 2 : 1)),
+        phase_routes_(std::move(phase_routes)) {}
 
   std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;
 
   void get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double* latency) override {
+    const auto from = static_cast<int64_t>(src->id()), to = static_cast<int64_t>(dst->id());
+    if (from < devices_ && to >= sinks_from_) {
+      const auto& phase = phase_routes_->get(from, static_cast<int>(to - sinks_from_));
+      for (uint32_t id : *phase.resources) into->link_list_.push_back(links[id]);
+      if (latency) *latency += zero_latency_ ? kSyncLatency : phase.latency;
+      return;
+    }
+    if (from >= devices_ || to >= devices_) {  // actor hosts: synchronisation only
+      if (latency) *latency += kSyncLatency;
+      return;
+    }
     thread_local Route route;
-    topology_.route(static_cast<int64_t>(src->id()), static_cast<int64_t>(dst->id()), route);
+    topology_.route(from, to, route);
     for (uint32_t id : route.resources) into->link_list_.push_back(links[id]);
     if (latency && !zero_latency_) *latency += route.latency;
   }
@@ -28,6 +49,8 @@ class MachineZone final : public kr::NetZoneImpl {
  private:
   const Topology& topology_;
   bool zero_latency_;
+  int64_t devices_, sinks_from_;
+  std::shared_ptr<PhaseRoutes> phase_routes_;
 };
 
 double host_speed(const DeviceSpec& d) {
@@ -42,6 +65,18 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/model:CM02");
   engine.set_config("network/TCP-gamma:0");
   engine.set_config("network/crosstraffic:0");
+  engine.set_config("contexts/guard-size:0");
+}
+
+void PhaseRoutes::set(int64_t device, int sink, const std::vector<uint32_t>& resources, double latency) {
+  routes_[(static_cast<uint64_t>(device) << 16) | static_cast<uint64_t>(sink)] = {&resources, latency};
+}
+
+const PhaseRoutes::Entry& PhaseRoutes::get(int64_t device, int sink) const {
+  const auto it = routes_.find((static_cast<uint64_t>(device) << 16) | static_cast<uint64_t>(sink));
+  if (it == routes_.end())
+    throw std::logic_error("no phase route from device " + std::to_string(device) + " to sink " + std::to_string(sink));
+  return it->second;
 }
 
 std::unique_ptr<sg4::Engine> start_engine() {
@@ -54,12 +89,13 @@ std::unique_ptr<sg4::Engine> start_engine() {
   return engine;
 }
 
-Platform build_platform(const Topology& topology, bool zero_latency) {
+Platform build_platform(const Topology& topology, const PlatformOptions& options) {
   const Machine& m = topology.machine();
-  auto* zone = new MachineZone(m.name, topology, zero_latency);
+  Platform p;
+  p.phase_routes = std::make_shared<PhaseRoutes>();
+  auto* zone = new MachineZone(m.name, topology, options, p.phase_routes);
   zone->set_parent(nullptr);
   sg4::NetZone* iface = zone->get_iface();
-  Platform p;
   const double speed = host_speed(m.node.device);
   p.hosts.reserve(static_cast<size_t>(topology.devices()));
   for (int64_t d = 0; d < topology.devices(); ++d) {
@@ -67,6 +103,17 @@ Platform build_platform(const Topology& topology, bool zero_latency) {
         "n" + std::to_string(d / m.devices_per_node()) + ".gpu" + std::to_string(d % m.devices_per_node()), speed);
     host->seal();
     p.hosts.push_back(host);
+  }
+  if (options.actor_hosts)
+    for (int64_t d = 0; d < topology.devices(); ++d) {
+      auto* host = iface->create_host("a" + std::to_string(d), speed);
+      host->seal();
+      p.actor_hosts.push_back(host);
+    }
+  for (int k = 0; k < options.sinks; ++k) {
+    auto* host = iface->create_host("sink" + std::to_string(k), 1.0);
+    host->seal();
+    p.sinks.push_back(host);
   }
   zone->links.reserve(topology.resources());
   for (uint32_t id = 0; id < topology.resources(); ++id) {

@@ -143,6 +143,24 @@ TEST_F(Reference, StatisticsSkipFailedPointsAndCountThem) {
   EXPECT_NE(md.find("| 20.0 % | 30.0 % |"), std::string::npos) << md;
 }
 
+TEST_F(Reference, ASimulatedRowCarriesTheAnalyticalPredictionBesideIt) {
+  const std::vector<pc::ReferenceSuite> suites{pc::load_reference_suite(write("s.json", suite(kPoint)))};
+  std::vector<pc::ValidationRow> rows(1);
+  rows[0].suite = &suites[0];
+  rows[0].point = &suites[0].points[0];
+  rows[0].model = "simulate";
+  rows[0].predicted = 44;
+  rows[0].analytical = 50;  // the simulation is 12 % below the closed form
+  ASSERT_TRUE(rows[0].versus_analytical());
+  EXPECT_NEAR(*rows[0].versus_analytical(), -0.12, 1e-12);
+  EXPECT_NE(pc::validation_csv(rows).find(",simulate,44,10.00,50,-12.00,"), std::string::npos);
+  EXPECT_NE(pc::validation_markdown(suites, rows, "paratwin validate").find("| simulate | 50 | -12.0 % |"),
+            std::string::npos);
+  // An analytical row is its own reference: no difference to report.
+  rows[0].model = "analytical";
+  EXPECT_FALSE(rows[0].versus_analytical());
+}
+
 TEST(Baseline, RoundTripsAndReportsEveryMove) {
   pc::Baseline before{"s",
                       "percent_of_peak",
