@@ -781,7 +781,6 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
 
   out.actors = actors;
   out.folded = shared.fold.active;
-  out.fold_whole_nodes = shared.fold.active;
   out.fold_replicas = shared.fold.active && shared.fold.by == FoldBy::replica;
   out.fold_note = shared.fold.reason;
   if (shared.fold.active) {

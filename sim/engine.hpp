@@ -24,8 +24,7 @@ struct SimOptions {
   std::string library;
   // Algorithm per collective kind, overriding the library's choice (what-if studies).
   std::map<workloads::OpKind, Algorithm> algorithms;
-  // Fast fidelity: one actor for the ranks of a node that share a NIC (sim/folding.hpp), where the
-  // program allows it.
+  // Fast fidelity: one actor for many ranks (sim/folding.hpp), where the program allows it.
   bool fold = false;
   FoldBy fold_by = FoldBy::replica;  // with fold: one actor per node, or per node of a replica
   bool free_communication = false;   // collectives and messages take no time (bubble studies)
@@ -67,9 +66,8 @@ struct SimResult {
   int64_t transfers = 0;  // device-to-device transfers they stand for
   int64_t actors = 0;     // SimGrid actors (ranks, or representatives when folded)
   bool folded = false;
-  bool fold_whole_nodes = false;  // one actor per node
-  bool fold_replicas = false;     // one actor per node of a data-parallel replica
-  std::string fold_note;          // why the program was not folded (fast fidelity)
+  bool fold_replicas = false;  // one actor per node of a data-parallel replica (else per node)
+  std::string fold_note;       // why the program was not folded (fast fidelity)
 };
 
 // Throws std::invalid_argument naming the op and group when an algorithm of `options` cannot run one of

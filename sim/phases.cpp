@@ -102,9 +102,11 @@ PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, do
     f.latency = std::max(f.latency, route.latency);
     f.transfers += k;
   }
-  // Neighbouring pairs of a class merge into flows of about kResourcesPerFlow resources each, at
-  // most kMaxFlows in all: fewer flows end at fewer distinct times (each a new solve), smaller ones
-  // cost less each time the solver reaches them.
+  // Neighbouring pairs of a class merge into flows of about kResourcesPerFlow route entries each.
+  // SimGrid's solver revisits every constraint of a variable each time it reaches the variable again
+  // through another of them, so a variable costs the square of its links: smaller flows are cheaper
+  // each time a solve reaches them. But every flow that ends is a solve of its own: a phase has at
+  // most kFewFlows flows, or as many as keep them under kResourcesPerLargeFlow entries.
   std::vector<std::vector<PhaseFlow*>> pairs(classes.size());
   std::vector<size_t> resources(classes.size(), 0);
   for (auto& [key, f] : by_pair) {
@@ -115,7 +117,9 @@ PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, do
   PhaseFlows out;
   for (size_t c = 0; c < classes.size(); ++c) {
     const auto& of_class = pairs[c];
-    const size_t wanted = (resources[c] + kResourcesPerFlow - 1) / kResourcesPerFlow;
+    const size_t wanted =
+        std::min((resources[c] + kResourcesPerFlow - 1) / kResourcesPerFlow,
+                 std::max(kFewFlows, (resources[c] + kResourcesPerLargeFlow - 1) / kResourcesPerLargeFlow));
     const size_t slots = std::clamp<size_t>(wanted, 1, std::min(budget, of_class.size())), first = out.flows.size();
     out.flows.resize(first + slots);
     for (size_t i = 0; i < of_class.size(); ++i) {

@@ -30,8 +30,8 @@ struct PhaseFlow {
 // The transfers of one phase, in flows of whole pairs of nodes and one transfer size: transfers
 // whose sizes are whole multiples of a smaller one count as that many transfers of the smaller size
 // (the same load on every link).
-constexpr size_t kMaxFlows = 128;
-constexpr size_t kResourcesPerFlow = 256;
+constexpr size_t kMaxFlows = 256;
+constexpr size_t kResourcesPerFlow = 256, kFewFlows = 32, kResourcesPerLargeFlow = 1536;
 struct PhaseFlows {
   std::vector<PhaseFlow> flows;
   int64_t transfers() const;
