@@ -155,7 +155,6 @@ struct Shared {
     while (next_report <= ops_done) next_report += std::max<int64_t>(1, ops_total / 20);
   }
 
-  sg4::Host* host_of(int64_t rank) const { return platform.hosts[static_cast<size_t>(placement.device_of(rank))]; }
   // Where a rank's actor runs: its device, or the device's actor host when phased.
   sg4::Host* actor_host_of(int64_t rank) const {
     const auto d = static_cast<size_t>(placement.device_of(rank));
@@ -414,14 +413,15 @@ class RankActor {
       const PhaseFlows& phase = flows();
       if (phase.flows.size() > static_cast<size_t>(kFlowsPerPhase))
         throw std::logic_error("a phase of " + std::string(workloads::to_string(role_.ops[f.op].kind)) + " has " +
-                               std::to_string(phase.flows.size()) + " transfer sizes that are not multiples");
+                               std::to_string(phase.flows.size()) + " flows, more than its " +
+                               std::to_string(kFlowsPerPhase) + " sinks");
       // The flows carry no latency, so that SimGrid does not revisit them when it is paid; the
       // phase's longest route latency follows the transfers instead.
       f.phase_latency = 0;
       for (size_t j = 0; j < phase.flows.size(); ++j) {
         const PhaseFlow& flow = phase.flows[j];
         const int sink = s * kFlowsPerPhase + static_cast<int>(j);
-        sh_.platform.phase_routes->set(device_, sink, flow.resources, 0.0);
+        sh_.platform.phase_routes->set(device_, sink, flow.resources);
         f.phase_latency = std::max(f.phase_latency, flow.latency);
         add_activity(s, sg4::Comm::sendto_async(sh_.platform.hosts[static_cast<size_t>(device_)],
                                                 sh_.platform.sinks[static_cast<size_t>(sink)], bytes(flow.bytes)));

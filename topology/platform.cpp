@@ -31,9 +31,8 @@ class MachineZone final : public kr::NetZoneImpl {
   void get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double* latency) override {
     const auto from = static_cast<int64_t>(src->id()), to = static_cast<int64_t>(dst->id());
     if (from < devices_ && to >= sinks_from_) {
-      const auto& phase = phase_routes_->get(from, static_cast<int>(to - sinks_from_));
-      for (uint32_t id : *phase.resources) into->link_list_.push_back(links[id]);
-      if (latency) *latency += zero_latency_ ? kSyncLatency : phase.latency;
+      for (uint32_t id : phase_routes_->get(from, static_cast<int>(to - sinks_from_)))
+        into->link_list_.push_back(links[id]);
       return;
     }
     if (from >= devices_ || to >= devices_) {  // actor hosts: synchronisation only
@@ -68,15 +67,15 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("contexts/guard-size:0");
 }
 
-void PhaseRoutes::set(int64_t device, int sink, const std::vector<uint32_t>& resources, double latency) {
-  routes_[(static_cast<uint64_t>(device) << 16) | static_cast<uint64_t>(sink)] = {&resources, latency};
+void PhaseRoutes::set(int64_t device, int sink, const std::vector<uint32_t>& resources) {
+  routes_[(static_cast<uint64_t>(device) << 16) | static_cast<uint64_t>(sink)] = &resources;
 }
 
-const PhaseRoutes::Entry& PhaseRoutes::get(int64_t device, int sink) const {
+const std::vector<uint32_t>& PhaseRoutes::get(int64_t device, int sink) const {
   const auto it = routes_.find((static_cast<uint64_t>(device) << 16) | static_cast<uint64_t>(sink));
   if (it == routes_.end())
     throw std::logic_error("no phase route from device " + std::to_string(device) + " to sink " + std::to_string(sink));
-  return it->second;
+  return *it->second;
 }
 
 std::unique_ptr<sg4::Engine> start_engine() {

@@ -33,18 +33,15 @@ std::unique_ptr<simgrid::s4u::Engine> start_engine();
 constexpr double kSyncLatency = 1e-9;
 
 // Routes from devices to phase sinks, set by the engine before it starts a transfer to a sink.
-// The resources must stay alive until the transfer has started.
+// They carry no latency (the engine adds a phase's latency itself). The resources must stay alive
+// until the transfer has started.
 class PhaseRoutes {
  public:
-  struct Entry {
-    const std::vector<uint32_t>* resources = nullptr;
-    double latency = 0;
-  };
-  void set(int64_t device, int sink, const std::vector<uint32_t>& resources, double latency);
-  const Entry& get(int64_t device, int sink) const;
+  void set(int64_t device, int sink, const std::vector<uint32_t>& resources);
+  const std::vector<uint32_t>& get(int64_t device, int sink) const;
 
  private:
-  std::unordered_map<uint64_t, Entry> routes_;
+  std::unordered_map<uint64_t, const std::vector<uint32_t>*> routes_;
 };
 
 struct PlatformOptions {
