@@ -125,7 +125,8 @@ struct Shared {
         const int64_t rep = fold.active ? fold.rep[static_cast<size_t>(r)] : r;
         actor_of[static_cast<size_t>(r)] = number.emplace(rep, static_cast<int32_t>(number.size())).first->second;
       }
-      phases = std::make_unique<PhasePlanner>(p, placement, t, layouts, std::move(actor_of));
+      phases =
+          std::make_unique<PhasePlanner>(p, placement, t, layouts, std::move(actor_of), o.one_copy_of_replica_links);
       notices.assign(static_cast<size_t>(phases->actors()) * kStreams, nullptr);
     }
     for (int64_t r = 0; r < p.grid.size(); ++r) {

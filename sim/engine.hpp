@@ -27,7 +27,10 @@ struct SimOptions {
   // Fast fidelity: one actor for many ranks (sim/folding.hpp), where the program allows it.
   bool fold = false;
   FoldBy fold_by = FoldBy::replica;  // with fold: one actor per node, or per node of a replica
-  bool free_communication = false;   // collectives and messages take no time (bubble studies)
+  // Folded by replica: the replicas' own node and NIC links carry equal loads, so phases list one
+  // copy of them (sim/phases.hpp); false lists every copy (to measure that it changes nothing).
+  bool one_copy_of_replica_links = true;
+  bool free_communication = false;  // collectives and messages take no time (bubble studies)
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
   std::vector<int64_t> trace_ranks;  // ranks whose every op is recorded

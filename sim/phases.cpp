@@ -17,7 +17,8 @@ int64_t PhaseFlows::transfers() const {
 }
 
 PhasePlanner::PhasePlanner(const workloads::Program& program, const workloads::PlacementMap& placement,
-                           const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of)
+                           const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of,
+                           bool one_copy_of_replica_links)
     : program_(program),
       placement_(placement),
       topology_(topology),
@@ -29,6 +30,70 @@ PhasePlanner::PhasePlanner(const workloads::Program& program, const workloads::P
     if (ranks_of_.size() <= a) ranks_of_.resize(a + 1);
     ranks_of_[a].push_back(static_cast<int64_t>(r));
   }
+  const int64_t per_node = topology_.machine().devices_per_node();
+  replica_node_.resize(static_cast<size_t>((topology_.devices() + per_node - 1) / per_node));
+  std::iota(replica_node_.begin(), replica_node_.end(), int64_t{0});
+  if (one_copy_of_replica_links) find_replica_nodes();
+}
+
+void PhasePlanner::find_replica_nodes() {
+  const int64_t per_node = topology_.machine().devices_per_node();
+  const auto nodes = static_cast<int64_t>(replica_node_.size());
+  const int data = program_.grid.axis_index("data");
+  if (data < 0) return;
+  // Every node's ranks belong to one actor; its first node stands for the others.
+  std::vector<int64_t> first_node(ranks_of_.size(), nodes), actor_on(static_cast<size_t>(nodes), -1);
+  std::vector<int64_t> rank_at(static_cast<size_t>(topology_.devices()), -1);
+  for (size_t r = 0; r < actor_of_.size(); ++r) {
+    const int64_t device = placement_.device_of(static_cast<int64_t>(r)), node = device / per_node;
+    const int32_t a = actor_of_[r];
+    int64_t& on = actor_on[static_cast<size_t>(node)];
+    if (on >= 0 && on != a) return;  // ranks of several actors share a node: nothing is folded
+    on = a;
+    first_node[static_cast<size_t>(a)] = std::min(first_node[static_cast<size_t>(a)], node);
+    rank_at[static_cast<size_t>(device)] = static_cast<int64_t>(r);
+  }
+  // Copies only: the rank at every device of a node differs from the one at the same device of the
+  // standing node in its data-parallel coordinate alone.
+  std::vector<int64_t> candidate(replica_node_);
+  for (int64_t n = 0; n < nodes; ++n) {
+    const int64_t a = actor_on[static_cast<size_t>(n)];
+    if (a < 0) continue;
+    const int64_t m = first_node[static_cast<size_t>(a)];
+    for (int64_t i = 0; i < per_node; ++i) {
+      const int64_t r = rank_at[static_cast<size_t>(n * per_node + i)],
+                    q = rank_at[static_cast<size_t>(m * per_node + i)];
+      if ((r < 0) != (q < 0)) return;
+      if (r >= 0 && program_.grid.with_coord(r, data, 0) != program_.grid.with_coord(q, data, 0)) return;
+    }
+    candidate[static_cast<size_t>(n)] = m;
+  }
+  replica_node_ = std::move(candidate);
+  folds_replicas_ =
+      std::any_of(replica_node_.begin(), replica_node_.end(), [n = int64_t{0}](int64_t m) mutable { return m != n++; });
+}
+
+void PhasePlanner::reduce(std::vector<uint32_t>& resources) const {
+  if (!folds_replicas_) return;
+  std::sort(resources.begin(), resources.end());
+  // Count per resource, then per standing resource the largest count among its copies.
+  std::map<uint32_t, int64_t> counts;
+  for (size_t i = 0; i < resources.size();) {
+    size_t j = i;
+    while (j < resources.size() && resources[j] == resources[i]) ++j;
+    const uint32_t id = resources[i];
+    const int64_t node = topology_.node_of(id);
+    const auto n = static_cast<int64_t>(j - i);
+    if (node < 0) {
+      counts[id] += n;
+    } else {
+      int64_t& c = counts[topology_.on_node(id, replica_node_[static_cast<size_t>(node)])];
+      c = std::max(c, n);
+    }
+    i = j;
+  }
+  resources.clear();
+  for (const auto& [id, n] : counts) resources.insert(resources.end(), static_cast<size_t>(n), id);
 }
 
 const PhasePlanner::Components& PhasePlanner::components(AxisMask mask) {
@@ -94,7 +159,8 @@ PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, do
     for (; c < classes.size(); ++c)
       if ((k = multiple(bytes, classes[c])) > 0) break;
     const int64_t a = placement_.device_of(from), b = placement_.device_of(to);
-    PhaseFlow& f = by_pair[{c, a / per_node, b / per_node}];
+    PhaseFlow& f = by_pair[{c, replica_node_[static_cast<size_t>(a / per_node)],
+                            replica_node_[static_cast<size_t>(b / per_node)]}];
     f.bytes = classes[c];
     topology_.route(a, b, route);
     for (int64_t i = 0; i < k; ++i)
@@ -110,6 +176,7 @@ PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, do
   std::vector<std::vector<PhaseFlow*>> pairs(classes.size());
   std::vector<size_t> resources(classes.size(), 0);
   for (auto& [key, f] : by_pair) {
+    reduce(f.resources);
     pairs[std::get<0>(key)].push_back(&f);
     resources[std::get<0>(key)] += f.resources.size();
   }

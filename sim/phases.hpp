@@ -51,8 +51,12 @@ struct PhaseKey {
 class PhasePlanner {
  public:
   // `actor_of`: per rank, the actor standing for it; all references must outlive this object.
+  // `one_copy_of_replica_links`: see replica_node_.
   PhasePlanner(const workloads::Program& program, const workloads::PlacementMap& placement,
-               const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of);
+               const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of,
+               bool one_copy_of_replica_links = true);
+  // Whether phases list one copy of the replicas' own links (actors stand for every replica).
+  bool folds_replica_links() const { return folds_replicas_; }
 
   int32_t actors() const { return static_cast<int32_t>(ranks_of_.size()); }
   const std::vector<int64_t>& ranks_of(int32_t actor) const { return ranks_of_[static_cast<size_t>(actor)]; }
@@ -75,6 +79,10 @@ class PhasePlanner {
   };
   const Components& components(workloads::AxisMask mask);
   PhaseFlows flows(const std::vector<std::tuple<int64_t, int64_t, double>>& transfers) const;
+  void find_replica_nodes();
+  // A flow's resources once per transfer, as the flow's route: a node's own links (NVLink-class and
+  // NIC links) map to those of its actor's first node, each counted as often as on its busiest node.
+  void reduce(std::vector<uint32_t>& resources) const;
 
   const workloads::Program& program_;
   const workloads::PlacementMap& placement_;
@@ -83,6 +91,11 @@ class PhasePlanner {
   std::vector<int32_t> actor_of_;
   std::vector<std::vector<int64_t>> ranks_of_;
   int pipe_axis_;
+  // Per node, the node that stands for it: itself, or when an actor stands for the same ranks of
+  // every data-parallel replica, the actor's first node. Replicas are copies of one another, so
+  // their nodes' own links carry the same load and one copy of them is enough for the solver.
+  std::vector<int64_t> replica_node_;
+  bool folds_replicas_ = false;
   std::map<workloads::AxisMask, Components> components_;
   std::map<std::tuple<int32_t, workloads::AxisMask, int, int, double, int32_t>, std::vector<PhaseFlows>> collectives_;
   std::map<std::tuple<int32_t, int64_t, double>, PhaseFlows> messages_;

@@ -138,6 +138,24 @@ ResourceKind Topology::kind(uint32_t id) const {
   return ResourceKind::network;
 }
 
+int64_t Topology::node_of(uint32_t id) const {
+  if (id < injection_base_) return static_cast<int64_t>(id / 2 / machine_.node.links.size());
+  if (id < network_base_) return static_cast<int64_t>((id - injection_base_) / 2 / machine_.node.nics.size());
+  return -1;
+}
+
+uint32_t Topology::on_node(uint32_t id, int64_t node) const {
+  if (id < injection_base_) {
+    const size_t links = machine_.node.links.size();
+    return static_cast<uint32_t>((static_cast<size_t>(node) * links + id / 2 % links) * 2 + id % 2);
+  }
+  if (id < network_base_) {
+    const size_t nics = machine_.node.nics.size(), k = id - injection_base_;
+    return injection_base_ + static_cast<uint32_t>((static_cast<size_t>(node) * nics + k / 2 % nics) * 2 + k % 2);
+  }
+  return id;
+}
+
 std::string Topology::resource_name(uint32_t id) const {
   const NodeSpec& n = machine_.node;
   const char* dir = id % 2 == 0 ? ">" : "<";

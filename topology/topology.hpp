@@ -57,6 +57,10 @@ class Topology {
   const Resource& resource(uint32_t id) const { return resources_[id]; }
   ResourceKind kind(uint32_t id) const;
   std::string resource_name(uint32_t id) const;
+  // The node a node-link or injection resource belongs to; -1 for a network resource.
+  int64_t node_of(uint32_t id) const;
+  // The same node-link or injection resource on another node (a network resource is returned as is).
+  uint32_t on_node(uint32_t id, int64_t node) const;
 
   void route(int64_t from, int64_t to, Route& out) const;
   Route route(int64_t from, int64_t to) const;

@@ -70,6 +70,35 @@ TEST(Folding, ReplicasSpanningNodesFoldToOneNodesWorth) {
               100 * (by_replica[0] / every[0] - 1));
 }
 
+// Folded by replica, a phase carries every replica's transfers but lists one copy of the replicas'
+// own node and NIC links (each counted as on its busiest copy): they carry equal loads, so the
+// solver's answer must not move, with far fewer route entries.
+TEST(Folding, OneCopyOfTheReplicasOwnLinksPredictsTheSame) {
+  for (const auto& [x, y, z] : {std::array<int64_t, 3>{4, 2, 2}, std::array<int64_t, 3>{2, 2, 4}}) {
+    const auto program = paratwin::test::four_d(x, y, z, 4, true);
+    const auto run = [&](bool one_copy) {
+      return paratwin::test::run_simulation([&] {
+        const pt::Topology topology(pt::resolve_machine("frontier").slice((program.grid.size() + 7) / 8));
+        ps::SimOptions options;
+        options.fidelity = ps::Fidelity::fast;
+        options.fold = true;
+        options.one_copy_of_replica_links = one_copy;
+        const auto r = ps::simulate(program, topology, options);
+        return std::vector<double>{r.iteration_time, static_cast<double>(r.flows), static_cast<double>(r.transfers)};
+      });
+    };
+    const auto every_copy = run(false), one_copy = run(true);
+    ASSERT_EQ(every_copy.size(), 3u);
+    ASSERT_EQ(one_copy.size(), 3u);
+    EXPECT_NEAR(one_copy[0] / every_copy[0], 1.0, 1e-3) << "x=" << x << " y=" << y << " z=" << z;
+    EXPECT_EQ(one_copy[2], every_copy[2]);  // the same transfers, in fewer flows
+    EXPECT_LT(one_copy[1], every_copy[1]);
+    std::printf("x=%lld y=%lld z=%lld data=4: every copy %.9g s in %.0f flows, one copy %.9g s in %.0f flows\n",
+                static_cast<long long>(x), static_cast<long long>(y), static_cast<long long>(z), every_copy[0],
+                every_copy[1], one_copy[0], one_copy[1]);
+  }
+}
+
 // Fast fidelity (one SimGrid activity per phase and node pair, a phase starting when its last member
 // arrives) against exact (one transfer per algorithm step and peer, rendezvous pair by pair).
 TEST(Fidelity, FastWithinFivePercentOfExactOverAWholeIteration) {
