@@ -4,7 +4,7 @@ set title 'selene-175b: GPT-3 175B on 1,024 A100 GPUs of Selene, TFLOP/s per GPU
 set key top left
 set grid
 $data << EOD
-140 140 140 140 130.63
+140 140 140 140 131.429
 EOD
 set xrange [0:161]
 set yrange [0:161]

@@ -4,10 +4,10 @@ set title 'summit-gpt13b-strong: AxoNN (dense) strong scaling of GPT-3 13B on Su
 set key top left
 set grid
 $data << EOD
-256 43.3 43.3 43.3 43.3236
-512 39.7 39.7 39.7 35.2267
-1024 32.2 32.2 32.2 25.6383
-2048 22.9 22.9 22.9 16.5934
+256 43.3 43.3 43.3 45.4941
+512 39.7 39.7 39.7 38.1901
+1024 32.2 32.2 32.2 28.9056
+2048 22.9 22.9 22.9 19.4433
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,10 +4,10 @@ set title 'summit-moe-weak: TED MoE (16 experts) weak scaling on Summit with DTD
 set key top left
 set grid
 $data << EOD
-32 36.7 36.7 36.7 28.9313
-64 30 30 30 25.077
-128 26.2 26.2 26.2 27.9192
-256 11.7 11.7 11.7 11.4894
+32 36.7 36.7 36.7 29.6572
+64 30 30 30 24.9615
+128 26.2 26.2 26.2 21.5918
+256 11.7 11.7 11.7 11.4684
 EOD
 set xlabel 'GPUs'
 set logscale x 2
