@@ -5,14 +5,14 @@
 # then GPT-320B on 32,768 GCDs (workloads/examples/gpt-320b-frontier-32768.json). Prints one row per
 # run: wall seconds, peak RSS, SimGrid actors, SimGrid transfers, the device-to-device transfers they
 # stand for, and the predicted iteration time.
-# Usage: bench/simulate_scaling.sh [RANKS...|gpt-320b]   (default: 1024 2048 4096 8192 gpt-320b)
+# Usage: bench/simulate_scaling.sh [RANKS...|gpt-320b]   (default: 1024 2048 4096 8192 16384 32768 gpt-320b)
 # Extra simulate options (e.g. --fidelity fast, --fold) go in PARATWIN_OPTIONS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(1024 2048 4096 8192 gpt-320b)
+[ ${#runs[@]} -gt 0 ] || runs=(1024 2048 4096 8192 16384 32768 gpt-320b)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '%-9s %8s %8s %9s %10s %8s %10s %12s %14s\n' model ranks nodes "wall [s]" "RSS [MiB]" actors flows transfers \

@@ -132,6 +132,23 @@ int32_t PhasePlanner::component_size(int32_t component, AxisMask mask) {
   return static_cast<int32_t>(components(mask).actors[static_cast<size_t>(component)].size());
 }
 
+// SimGrid adds a route's resources one entry at a time, each time searching the variable's list of
+// the distinct ones from its start: the most repeated (a group's global links, crossed by many
+// transfers) go first, where that search ends at once.
+void PhasePlanner::most_repeated_first(std::vector<uint32_t>& resources) {
+  std::sort(resources.begin(), resources.end());
+  std::vector<std::pair<size_t, uint32_t>> counts;  // (entries, resource)
+  for (size_t i = 0; i < resources.size();) {
+    size_t j = i;
+    while (j < resources.size() && resources[j] == resources[i]) ++j;
+    counts.emplace_back(j - i, resources[i]);
+    i = j;
+  }
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  resources.clear();
+  for (const auto& [n, id] : counts) resources.insert(resources.end(), n, id);
+}
+
 PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, double>>& transfers) const {
   // Sizes that are whole multiples of a class's size join it; others open a class of their own.
   std::vector<double> sizes;
@@ -198,6 +215,7 @@ PhaseFlows PhasePlanner::flows(const std::vector<std::tuple<int64_t, int64_t, do
       into.transfers += f.transfers;
     }
   }
+  for (PhaseFlow& f : out.flows) most_repeated_first(f.resources);
   return out;
 }
 

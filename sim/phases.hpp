@@ -80,6 +80,7 @@ class PhasePlanner {
   const Components& components(workloads::AxisMask mask);
   PhaseFlows flows(const std::vector<std::tuple<int64_t, int64_t, double>>& transfers) const;
   void find_replica_nodes();
+  static void most_repeated_first(std::vector<uint32_t>& resources);
   // A flow's resources once per transfer, as the flow's route: a node's own links (NVLink-class and
   // NIC links) map to those of its actor's first node, each counted as often as on its busiest node.
   void reduce(std::vector<uint32_t>& resources) const;
