@@ -69,13 +69,23 @@ void CollectiveTimes::load(Loads& loads, const std::vector<std::vector<int64_t>>
     }
 }
 
-double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern) {
+void CollectiveTimes::load_directed(Loads& loads, const std::vector<std::pair<int64_t, int64_t>>& edges) const {
+  topology::Route r;
+  for (const auto& [from, to] : edges) {
+    topology_.route(from, to, r);
+    for (uint32_t id : r.resources) ++loads[id];
+  }
+}
+
+double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step) {
   if (!placement_aware_) return flat_bandwidth_;
+  if (pattern != Pattern::trees) tree_step = 0;
+  if (pattern == Pattern::trees) tree_step = std::min(tree_step, g.trees.size() - 1);
   auto& cache = g.edges[static_cast<int>(pattern)];
-  const auto key = std::make_pair(from, to);
+  const auto key = std::make_tuple(from, to, tree_step);
   const auto found = cache.find(key);
   if (found != cache.end()) return found->second;
-  const Loads& loads = pattern == Pattern::pairs ? g.pairs : pattern == Pattern::trees ? g.trees : g.rings;
+  const Loads& loads = pattern == Pattern::pairs ? g.pairs : pattern == Pattern::trees ? g.trees[tree_step] : g.rings;
   double bandwidth = std::numeric_limits<double>::infinity();
   for (uint32_t id : topology_.route(from, to).resources) {
     const auto it = loads.find(id);
@@ -143,15 +153,20 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   const bool pairs = algorithm == Algorithm::pairwise || algorithm == Algorithm::direct;
   const Pattern pattern = pairs ? Pattern::pairs : algorithm == Algorithm::tree ? Pattern::trees : Pattern::rings;
   if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
-    // Every group's tree edges at once (the up phase; the down phase uses them reversed): a member
-    // whose two children send at once shares its links between them.
-    std::vector<std::vector<int64_t>> edges;
+    // Every group's tree edges of one step at once, in the direction they carry data in that step
+    // (children to parents up, parents to children down): a member whose two children send at once
+    // shares its links between them, while the other direction of the links stays free.
     const auto trees = plan_group(OpKind::all_reduce, Algorithm::tree, g.layout, 1, 0, Fidelity::fast);
-    for (const auto& devices : every_group(program.grid, placement, mask))
-      for (size_t me = 0; me < devices.size(); ++me)
-        for (const Transfer& t : trees[me].front().sends)
-          edges.push_back({devices[me], devices[static_cast<size_t>(t.peer)]});
-    load(g.trees, edges);
+    const auto groups = every_group(program.grid, placement, mask);
+    g.trees.resize(std::max<size_t>(1, trees.front().size()));
+    for (size_t step = 0; step < trees.front().size(); ++step) {
+      std::vector<std::pair<int64_t, int64_t>> edges;
+      for (const auto& devices : groups)
+        for (size_t me = 0; me < devices.size(); ++me)
+          for (const Transfer& t : trees[me][step].sends)
+            edges.emplace_back(devices[me], devices[static_cast<size_t>(t.peer)]);
+      load_directed(g.trees[step], edges);
+    }
     g.trees_known = true;
   }
   if (pairs && !g.pairs_known && placement_aware_) {
@@ -198,10 +213,10 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
       double transfer = 0;
       for (const Transfer& t : st.sends)
         transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pattern));
+            std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pattern, s));
       for (const Transfer& t : st.recvs)
         transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pattern));
+            std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pattern, s));
       steps[s] = std::max(steps[s], transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind));
     }
   }

@@ -47,19 +47,23 @@ class CollectiveTimes {
     Loads rings;                   // every ring of every group (ring-based algorithms)
     Loads pairs;                   // every pair of every group exchanging (all-to-all); filled when needed
     bool pairs_known = false;
-    Loads trees;  // every tree edge of every group (NCCL's double binary tree); filled when needed
+    // Per step of the double binary tree (up, then down), the edges every group sends along in that
+    // step, each in its own direction; filled when needed.
+    std::vector<Loads> trees;
     bool trees_known = false;
-    double latency = 0;                                      // the slowest path between neighbouring members
-    double ring_bandwidth = 0;                               // the slowest ring flow's share (reported)
-    std::map<std::pair<int64_t, int64_t>, double> edges[3];  // bandwidth of a flow, under ring / pair / tree loads
+    double latency = 0;         // the slowest path between neighbouring members
+    double ring_bandwidth = 0;  // the slowest ring flow's share (reported)
+    // Bandwidth of a flow (from, to, tree step) under ring / pair / tree loads.
+    std::map<std::tuple<int64_t, int64_t, size_t>, double> edges[3];
   };
   Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
                workloads::AxisMask mask);
   void load(Loads& loads, const std::vector<std::vector<int64_t>>& rings) const;
+  void load_directed(Loads& loads, const std::vector<std::pair<int64_t, int64_t>>& edges) const;
   // The bandwidth one flow from device `from` to `to` gets: its route's slowest link, shared by the
   // flows the group's pattern puts on it.
   enum class Pattern { rings, pairs, trees };
-  double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern);
+  double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step = 0);
 
   const topology::Topology& topology_;
   std::string library_;

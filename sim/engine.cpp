@@ -140,12 +140,14 @@ struct Shared {
     result.ranks.resize(static_cast<size_t>(p.grid.size()));
   }
 
-  // Reports at every 5 % of the ops, and at least every 10 s.
+  // Reports at a 5 % mark of the ops if a second has passed since the last report (a short run
+  // says little), and at least every 10 s.
   void op_done(int64_t count) {
     ops_done += count;
     if (!options.progress || ops_total == 0) return;
     const auto now = std::chrono::steady_clock::now();
-    if (ops_done < next_report && (ops_done % 64 != 0 || now - last_report < std::chrono::seconds(10))) return;
+    const auto since = now - last_report;
+    if (!(ops_done >= next_report && since >= std::chrono::seconds(1)) && since < std::chrono::seconds(10)) return;
     last_report = now;
     const double elapsed = std::chrono::duration<double>(now - started).count();
     const double fraction = static_cast<double>(ops_done) / static_cast<double>(ops_total);
