@@ -10,24 +10,6 @@ namespace paratwin::sim {
 using workloads::AxisMask;
 using workloads::OpKind;
 
-namespace {
-
-// The devices of every group over `mask`, each indexed by member: the groups whose collectives run at
-// once and load the machine together.
-std::vector<std::vector<int64_t>> every_group(const workloads::Grid& grid, const workloads::PlacementMap& placement,
-                                              AxisMask mask) {
-  std::vector<std::vector<int64_t>> out;
-  const int64_t size = grid.group_size(mask);
-  for (int64_t r = 0; r < grid.size(); ++r) {
-    if (grid.index_in_group(r, mask) != 0) continue;
-    auto& devices = out.emplace_back();
-    for (int64_t k = 0; k < size; ++k) devices.push_back(placement.device_of(grid.group_member(r, mask, k)));
-  }
-  return out;
-}
-
-}  // namespace
-
 CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware)
     : topology_(topology),
       library_(std::move(library)),
@@ -101,36 +83,63 @@ CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program
   const auto found = groups_.find(key);
   if (found != groups_.end()) return found->second;
   const auto& grid = program.grid;
-  Group g;
-  const int64_t first = grid.group_member(rank, mask, 0);
-  GroupLayouts layouts(program, placement, topology_, library_);
-  g.layout = layouts.of(first, mask);
-  const auto orders = ring_orders(g.layout);
+  const int64_t per_node = topology_.machine().devices_per_node();
   const int64_t size = grid.group_size(mask);
-  for (int64_t k = 0; k < size; ++k) g.devices.push_back(placement.device_of(grid.group_member(first, mask, k)));
-  for (const auto& o : orders)
-    for (size_t i = 0; i < o.size(); ++i)
-      g.latency = std::max(
-          g.latency,
-          topology_.path(g.devices[static_cast<size_t>(o[i])], g.devices[static_cast<size_t>(o[(i + 1) % o.size()])])
-              .latency);
-  g.ring_bandwidth = flat_bandwidth_;
-  if (placement_aware_) {
+  Group g;
+  GroupLayouts layouts(program, placement, topology_, library_);
+  // Shapes in order of their first group, the rank's own group's shape first.
+  std::map<std::vector<int64_t>, size_t> shape_of;
+  const auto add = [&](int64_t first) {
+    std::vector<int64_t> devices, signature;
+    for (int64_t k = 0; k < size; ++k) devices.push_back(placement.device_of(grid.group_member(first, mask, k)));
+    for (const int64_t d : devices) {
+      signature.push_back(d / per_node - devices.front() / per_node);
+      signature.push_back(d % per_node);
+    }
+    const auto [it, added] = shape_of.emplace(std::move(signature), g.shapes.size());
+    if (added) {
+      Shape& shape = g.shapes.emplace_back();
+      shape.layout = layouts.of(first, mask);
+      shape.devices = devices;
+    }
+    g.shapes[it->second].groups.push_back(std::move(devices));
+  };
+  const int64_t own = grid.group_member(rank, mask, 0);
+  add(own);
+  for (int64_t r = 0; r < grid.size(); ++r)
+    if (r != own && grid.index_in_group(r, mask) == 0) add(r);
+
+  std::vector<std::vector<int64_t>> rings;
+  for (Shape& shape : g.shapes) {
+    const auto orders = ring_orders(shape.layout);
+    for (const auto& o : orders)
+      for (size_t i = 0; i < o.size(); ++i)
+        shape.latency = std::max(shape.latency, topology_
+                                                    .path(shape.devices[static_cast<size_t>(o[i])],
+                                                          shape.devices[static_cast<size_t>(o[(i + 1) % o.size()])])
+                                                    .latency);
     // Every group of these axes runs its rings at once, as the layers' collectives do.
-    std::vector<std::vector<int64_t>> rings;
-    for (const auto& devices : every_group(grid, placement, mask))
+    for (const auto& devices : shape.groups)
       for (const auto& o : orders) {
         std::vector<int64_t> ring;
         for (int32_t k : o) ring.push_back(devices[static_cast<size_t>(k)]);
         rings.push_back(std::move(ring));
       }
-    load(g.rings, rings);
-    g.ring_bandwidth = std::numeric_limits<double>::infinity();
-    for (const auto& o : orders)
-      for (size_t i = 0; i < o.size(); ++i)
-        g.ring_bandwidth = std::min(
-            g.ring_bandwidth, edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
-                                             g.devices[static_cast<size_t>(o[(i + 1) % o.size()])], Pattern::rings));
+  }
+  if (placement_aware_) load(g.rings, rings);
+  g.ring_bandwidth = std::numeric_limits<double>::infinity();
+  for (Shape& shape : g.shapes) {
+    shape.ring_bandwidth = flat_bandwidth_;
+    if (placement_aware_) {
+      shape.ring_bandwidth = std::numeric_limits<double>::infinity();
+      for (const auto& o : ring_orders(shape.layout))
+        for (size_t i = 0; i < o.size(); ++i)
+          shape.ring_bandwidth =
+              std::min(shape.ring_bandwidth,
+                       edge_bandwidth(g, shape.devices[static_cast<size_t>(o[i])],
+                                      shape.devices[static_cast<size_t>(o[(i + 1) % o.size()])], Pattern::rings));
+    }
+    g.ring_bandwidth = std::min(g.ring_bandwidth, shape.ring_bandwidth);
   }
   return groups_.emplace(std::move(key), std::move(g)).first->second;
 }
@@ -149,43 +158,54 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   const auto found = seconds_.find(key);
   if (found != seconds_.end()) return found->second;
   Group& g = group(program, placement, rank, mask);
-  const Algorithm algorithm = tuner_.choose(kind, g.layout, bytes);
+  // The collective of every group runs at once; the slowest shape's groups finish last.
+  double slowest = 0;
+  for (const Shape& shape : g.shapes) slowest = std::max(slowest, shape_seconds(g, shape, kind, bytes, root));
+  return seconds_[key] = slowest;
+}
+
+double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind, double bytes, int32_t root) {
+  const Algorithm algorithm = tuner_.choose(kind, shape.layout, bytes);
   const bool pairs = algorithm == Algorithm::pairwise || algorithm == Algorithm::direct;
   const Pattern pattern = pairs ? Pattern::pairs : algorithm == Algorithm::tree ? Pattern::trees : Pattern::rings;
   if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
     // Every group's tree edges of one step at once, in the direction they carry data in that step
     // (children to parents up, parents to children down): a member whose two children send at once
     // shares its links between them, while the other direction of the links stays free.
-    const auto trees = plan_group(OpKind::all_reduce, Algorithm::tree, g.layout, 1, 0, Fidelity::fast);
-    const auto groups = every_group(program.grid, placement, mask);
-    g.trees.resize(std::max<size_t>(1, trees.front().size()));
-    for (size_t step = 0; step < trees.front().size(); ++step) {
-      std::vector<std::pair<int64_t, int64_t>> edges;
-      for (const auto& devices : groups)
-        for (size_t me = 0; me < devices.size(); ++me)
-          for (const Transfer& t : trees[me][step].sends)
-            edges.emplace_back(devices[me], devices[static_cast<size_t>(t.peer)]);
-      load_directed(g.trees[step], edges);
+    for (const Shape& other : g.shapes) {
+      const auto trees = plan_group(OpKind::all_reduce, Algorithm::tree, other.layout, 1, 0, Fidelity::fast);
+      if (g.trees.size() < trees.front().size()) g.trees.resize(trees.front().size());
+      for (size_t step = 0; step < trees.front().size(); ++step) {
+        std::vector<std::pair<int64_t, int64_t>> edges;
+        for (const auto& devices : other.groups)
+          for (size_t me = 0; me < devices.size(); ++me)
+            for (const Transfer& t : trees[me][step].sends)
+              edges.emplace_back(devices[me], devices[static_cast<size_t>(t.peer)]);
+        load_directed(g.trees[step], edges);
+      }
     }
+    if (g.trees.empty()) g.trees.resize(1);
     g.trees_known = true;
   }
   if (pairs && !g.pairs_known && placement_aware_) {
     // All-to-all: every member of every group sends to every other member at once (routed as
     // two-member rings, one per pair). Only expert groups exchange, and they are small.
     std::vector<std::vector<int64_t>> two;
-    for (const auto& devices : every_group(program.grid, placement, mask))
-      for (size_t a = 0; a < devices.size(); ++a)
-        for (size_t b = a + 1; b < devices.size(); ++b) two.push_back({devices[a], devices[b]});
+    for (const Shape& other : g.shapes)
+      for (const auto& devices : other.groups)
+        for (size_t a = 0; a < devices.size(); ++a)
+          for (size_t b = a + 1; b < devices.size(); ++b) two.push_back({devices[a], devices[b]});
     load(g.pairs, two);
     g.pairs_known = true;
   }
+  const auto& devices = shape.devices;
   if (algorithm == Algorithm::ring && kind != OpKind::broadcast && kind != OpKind::reduce) {
     // One aggregated step (fast fidelity): every ring edge carries its channels' shares; the step
     // lasts as long as the slowest edge.
-    const auto own = plan(kind, algorithm, g.layout, 0, bytes, root, Fidelity::fast);
-    if (own.empty()) return seconds_[key] = 0;
+    const auto own = plan(kind, algorithm, shape.layout, 0, bytes, root, Fidelity::fast);
+    if (own.empty()) return 0;
     const Step& st = own.front();
-    const auto orders = ring_orders(g.layout);
+    const auto orders = ring_orders(shape.layout);
     double sent = 0;
     for (const Transfer& t : st.sends) sent += t.bytes;
     // Each channel's flow on an edge moves its share; channels that take the same edge are separate
@@ -194,35 +214,34 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
     double transfer = 0;
     for (const auto& o : orders)
       for (size_t i = 0; i < o.size(); ++i)
-        transfer =
-            std::max(transfer, per_channel / edge_bandwidth(g, g.devices[static_cast<size_t>(o[i])],
-                                                            g.devices[static_cast<size_t>(o[(i + 1) % o.size()])],
-                                                            Pattern::rings));
-    return seconds_[key] = transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind);
+        transfer = std::max(transfer, per_channel / edge_bandwidth(g, devices[static_cast<size_t>(o[i])],
+                                                                   devices[static_cast<size_t>(o[(i + 1) % o.size()])],
+                                                                   Pattern::rings));
+    return transfer + shape.latency + step_costs_.after_transfers(st, shape.latency, kind);
   }
   // Other algorithms: a step ends when its slowest member is done, every member's transfers at their
   // own flows' share.
   std::vector<double> steps;
-  const auto plans = plan_group(kind, algorithm, g.layout, bytes, root, Fidelity::fast);
-  for (int32_t me = 0; me < static_cast<int32_t>(size); ++me) {
+  const auto plans = plan_group(kind, algorithm, shape.layout, bytes, root, Fidelity::fast);
+  for (int32_t me = 0; me < shape.layout.size(); ++me) {
     const auto& plan_of_me = plans[static_cast<size_t>(me)];
     if (steps.size() < plan_of_me.size()) steps.resize(plan_of_me.size(), 0);
-    const int64_t here = g.devices[static_cast<size_t>(me)];
+    const int64_t here = devices[static_cast<size_t>(me)];
     for (size_t s = 0; s < plan_of_me.size(); ++s) {
       const Step& st = plan_of_me[s];
       double transfer = 0;
       for (const Transfer& t : st.sends)
         transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, here, g.devices[static_cast<size_t>(t.peer)], pattern, s));
+            std::max(transfer, t.bytes / edge_bandwidth(g, here, devices[static_cast<size_t>(t.peer)], pattern, s));
       for (const Transfer& t : st.recvs)
         transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, g.devices[static_cast<size_t>(t.peer)], here, pattern, s));
-      steps[s] = std::max(steps[s], transfer + g.latency + step_costs_.after_transfers(st, g.latency, kind));
+            std::max(transfer, t.bytes / edge_bandwidth(g, devices[static_cast<size_t>(t.peer)], here, pattern, s));
+      steps[s] = std::max(steps[s], transfer + shape.latency + step_costs_.after_transfers(st, shape.latency, kind));
     }
   }
   double total = 0;
   for (double s : steps) total += s;
-  return seconds_[key] = total;
+  return total;
 }
 
 double CollectiveTimes::message_seconds(const workloads::Program& program, const workloads::PlacementMap& placement,
@@ -230,7 +249,10 @@ double CollectiveTimes::message_seconds(const workloads::Program& program, const
   const AxisMask pipe = program.grid.mask("pipe");
   if (pipe == 0 || program.grid.group_size(pipe) <= 1) return 0;
   const Group& g = group(program, placement, rank, pipe);
-  return (g.ring_bandwidth > 0 ? bytes / g.ring_bandwidth : 0) + g.latency;
+  double slowest = 0;
+  for (const Shape& shape : g.shapes)
+    slowest = std::max(slowest, (shape.ring_bandwidth > 0 ? bytes / shape.ring_bandwidth : 0) + shape.latency);
+  return slowest;
 }
 
 }  // namespace paratwin::sim

@@ -41,18 +41,26 @@ class CollectiveTimes {
  private:
   // Flows per resource when every group of the axes runs the same pattern at once.
   using Loads = std::unordered_map<uint32_t, uint32_t>;
-  struct Group {
+  // The groups of one axis that sit on their nodes alike: members on the same device slots, with the
+  // same steps between their nodes. Groups that do not line up with node boundaries (tensor groups of
+  // 4 on Summit's 6-GPU nodes) come in several shapes, and the slowest one holds the iteration up.
+  struct Shape {
     GroupLayout layout;
-    std::vector<int64_t> devices;  // of the first group's members, by index in the group
-    Loads rings;                   // every ring of every group (ring-based algorithms)
-    Loads pairs;                   // every pair of every group exchanging (all-to-all); filled when needed
+    std::vector<int64_t> devices;              // of the first such group's members, by index
+    std::vector<std::vector<int64_t>> groups;  // every such group's devices, by index
+    double latency = 0;                        // the slowest path between neighbouring members
+    double ring_bandwidth = 0;                 // the slowest ring flow's share
+  };
+  struct Group {
+    std::vector<Shape> shapes;
+    Loads rings;  // every ring of every group (ring-based algorithms)
+    Loads pairs;  // every pair of every group exchanging (all-to-all); filled when needed
     bool pairs_known = false;
     // Per step of the double binary tree (up, then down), the edges every group sends along in that
     // step, each in its own direction; filled when needed.
     std::vector<Loads> trees;
     bool trees_known = false;
-    double latency = 0;         // the slowest path between neighbouring members
-    double ring_bandwidth = 0;  // the slowest ring flow's share (reported)
+    double ring_bandwidth = 0;  // the slowest ring flow's share over every shape (reported)
     // Bandwidth of a flow (from, to, tree step) under ring / pair / tree loads.
     std::map<std::tuple<int64_t, int64_t, size_t>, double> edges[3];
   };
@@ -64,6 +72,8 @@ class CollectiveTimes {
   // flows the group's pattern puts on it.
   enum class Pattern { rings, pairs, trees };
   double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step = 0);
+  // Seconds one group of `shape` takes, the loads of every group in place.
+  double shape_seconds(Group& g, const Shape& shape, workloads::OpKind kind, double bytes, int32_t root);
 
   const topology::Topology& topology_;
   std::string library_;
