@@ -39,11 +39,11 @@ std::array<int64_t, 6> key_of(const workloads::GemmShape& g) {
   return {g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0};
 }
 
-Op gemm_op(const workloads::GemmShape& shape) {
+Op gemm_op(const workloads::GemmShape& shape, workloads::Dtype dtype = workloads::Dtype::fp32) {
   Op op;
   op.kind = OpKind::gemm;
   op.name = "gemm";
-  op.dtype = workloads::Dtype::fp32;
+  op.dtype = dtype;
   op.gemm = shape;
   op.flops = 2.0 * static_cast<double>(shape.batch * shape.m * shape.n * shape.k);
   return op;
@@ -84,16 +84,38 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     op.dep_begin = static_cast<uint32_t>(role.deps.size());
     role.ops.push_back(op);
   };
+  // GEMMs in fp32 (the CPU's, and the profile's curve) and, on a GPU, in bf16 too: the dtype GPU
+  // workloads run in (tensor cores), each with its own curve and its own table of workload shapes. A GPU
+  // reaches its plateau only with far larger GEMMs than a core does.
+  const bool gpu = backend.name() == "cuda";
+  const std::vector<workloads::Dtype> dtypes =
+      gpu ? std::vector<workloads::Dtype>{workloads::Dtype::fp32, workloads::Dtype::bf16}
+          : std::vector<workloads::Dtype>{workloads::Dtype::fp32};
   const auto first_shape = static_cast<uint32_t>(role.ops.size());
-  for (const auto& shape : options.shapes) add(gemm_op(shape));
+  for (const auto dtype : dtypes)
+    for (const auto& shape : options.shapes) add(gemm_op(shape, dtype));
   const auto first_sweep_gemm = static_cast<uint32_t>(role.ops.size());
-  std::vector<int64_t> sizes = options.quick ? std::vector<int64_t>{64, 128, 256, 512}
-                                             : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536};
-  for (int64_t n : sizes)
-    for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}})
-      add(gemm_op({m, n, k, 1, false, false}));
-  for (double bytes :
-       options.quick ? std::vector<double>{1e4, 1e6, 8e6} : std::vector<double>{1e3, 1e4, 1e5, 1e6, 4e6, 16e6, 64e6}) {
+  std::vector<int64_t> sizes;
+  if (gpu)
+    sizes = options.quick ? std::vector<int64_t>{128, 512, 2048, 8192}
+                          : std::vector<int64_t>{64, 128, 256, 512, 1024, 2048, 4096, 8192};
+  else
+    sizes = options.quick ? std::vector<int64_t>{64, 128, 256, 512}
+                          : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536};
+  for (const auto dtype : dtypes)
+    for (int64_t n : sizes)
+      for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}})
+        add(gemm_op({m, n, k, 1, false, false}, dtype));
+  // Element-wise sweeps; on a GPU up to 1 GB, far beyond its L2 (50 MB on an H100), or the bandwidth
+  // fitted is the cache's.
+  std::vector<double> sweeps;
+  if (gpu)
+    sweeps = options.quick ? std::vector<double>{1e4, 1e6, 64e6, 1e9}
+                           : std::vector<double>{1e3, 1e4, 1e5, 1e6, 16e6, 64e6, 256e6, 1e9};
+  else
+    sweeps =
+        options.quick ? std::vector<double>{1e4, 1e6, 8e6} : std::vector<double>{1e3, 1e4, 1e5, 1e6, 4e6, 16e6, 64e6};
+  for (double bytes : sweeps) {
     Op op;
     op.kind = OpKind::elementwise;
     op.name = "sweep";
@@ -245,16 +267,19 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   out["machine"] = machine.name;
   auto& raw = out["measurements"];
   raw = nlohmann::json::array();
-  const auto peak_it = machine.node.device.peak_flops.find("fp32");
-  const double peak = peak_it != machine.node.device.peak_flops.end() ? peak_it->second : 1e12;
-  std::vector<GemmPoint> gemm;
+  // The machine's nominal peak per dtype (1 TFLOP/s when it names none).
+  const auto peak_of = [&](workloads::Dtype dtype) {
+    const auto it = machine.node.device.peak_flops.find(workloads::to_string(dtype));
+    return it != machine.node.device.peak_flops.end() ? it->second : 1e12;
+  };
+  std::map<workloads::Dtype, std::vector<GemmPoint>> gemm;
   std::vector<double> sweep_bytes, sweep_seconds;
   std::map<std::pair<int, int64_t>, std::pair<std::vector<double>, std::vector<double>>> lines;  // (kind, p)
   auto& table = out["fit"]["gemm_shapes"];
   table = nlohmann::json::array();
   for (uint32_t i = first_shape; i < first_sweep_gemm; ++i) {
     const auto& g = ops[i].gemm;
-    table.push_back({{"dtype", "fp32"},
+    table.push_back({{"dtype", workloads::to_string(ops[i].dtype)},
                      {"m", g.m},
                      {"n", g.n},
                      {"k", g.k},
@@ -271,7 +296,8 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       m["n"] = op.gemm.n;
       m["k"] = op.gemm.k;
       m["flops"] = op.flops;
-      gemm.push_back({op.flops, op.flops / seconds[i] / peak});
+      if (gpu) m["dtype"] = workloads::to_string(op.dtype);
+      gemm[op.dtype].push_back({op.flops, op.flops / seconds[i] / peak_of(op.dtype)});
     } else if (op.kind == OpKind::elementwise) {
       m["bytes"] = op.bytes;
       sweep_bytes.push_back(op.bytes);
@@ -289,19 +315,26 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
 
   // Fits: the GEMM curve (a nominal peak below what the GEMMs reach is raised to it), launch overhead
   // and memory bandwidth from the sweeps, α per step and bus bandwidth per collective and group size.
-  const GemmFit g = fit_gemm(gemm);
-  double peak_fit = peak, eff = g.max_efficiency;
-  if (eff > 1) {
-    peak_fit = peak * eff;
-    eff = 1;
-  }
+  // Per dtype: the simulator applies the fp32 curve; the others are there for people (and a GPU's
+  // workload shapes, which the simulator prices by their dtype's table).
   const LineFit sweep = fit_line(sweep_bytes, sweep_seconds);
   auto& fit = out["fit"];
-  fit["peak_tflops"] = {{"fp32", peak_fit / 1e12}};
-  fit["gemm"] = {{"fp32", {{"max_efficiency", eff}, {"half_gflop", g.half_flops / 1e9}}}};
+  for (const auto dtype : dtypes) {
+    const std::string name = workloads::to_string(dtype);
+    const GemmFit g = fit_gemm(gemm.at(dtype));
+    double peak_fit = peak_of(dtype), eff = g.max_efficiency;
+    if (eff > 1) {
+      peak_fit *= eff;
+      eff = 1;
+    }
+    fit["peak_tflops"][name] = peak_fit / 1e12;
+    fit["gemm"][name] = {{"max_efficiency", eff}, {"half_gflop", g.half_flops / 1e9}};
+    out["fit_error"][dtype == workloads::Dtype::fp32 ? "gemm_rms_relative" : "gemm_rms_relative_" + name] =
+        g.rms_relative_error;
+  }
   fit["launch_overhead_us"] = std::max(0.0, sweep.intercept) * 1e6;
   fit["memory_GBps"] = 1 / sweep.slope / 1e9;
-  out["fit_error"] = {{"gemm_rms_relative", g.rms_relative_error}, {"sweep_rms_relative", sweep.rms_relative_error}};
+  out["fit_error"]["sweep_rms_relative"] = sweep.rms_relative_error;
   // Per collective kind, the simulator's own form fitted over every size and group size measured:
   // seconds = steps · step cost + bus bytes · seconds per byte. The links get the fastest kind's
   // bandwidth; slower kinds keep the difference as their own cost per byte, and every kind its step.

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "exec/cuda_comms.hpp"
 #include "exec/cuda_ops.hpp"
@@ -27,9 +29,15 @@ using workloads::OpKind;
 
 // Left free at prepare for what NCCL (connections set up at first use) and cuBLAS allocate later.
 constexpr size_t kReserveBytes = size_t{1} << 30;
-// wait() spins this many polls (an op often ends within microseconds) before it sleeps between polls.
-constexpr int kSpinPolls = 200;
+// wait() polls without sleeping this long (as CUDA's own synchronisation spins by default), so that the
+// next op of a stream is enqueued within microseconds of the last one's end: a GEMM of a layer takes
+// milliseconds, and sleeping between polls left the GPU idle for tens of microseconds per op. Longer
+// waits (a pipeline bubble, a peer late to a collective) sleep between polls.
+constexpr auto kSpinFor = std::chrono::milliseconds(50);
 constexpr auto kPollSleep = std::chrono::microseconds(20);
+// Event times are float milliseconds from the reference event: start() records a fresh reference when
+// the device is idle and the last one is older than this, so that they stay good to a microsecond.
+constexpr double kReferenceMaxAge = 1.0;
 // How often waiting checks the communicators for asynchronous errors (a dead peer hangs an op).
 constexpr auto kAsyncCheckEvery = std::chrono::milliseconds(100);
 
@@ -41,6 +49,32 @@ std::string gib(size_t bytes) {
   char text[64];
   std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   return text;
+}
+
+// Fills `bytes` of device memory with pseudo-random 16-bit values that are finite and moderate in every
+// dtype: as bf16 a random sign and mantissa and a magnitude of 1/64 to 1/4, as fp16 1 to 2 in magnitude,
+// and, taken in pairs, as fp32 like bf16. GEMM operands that are not zeros (on zeros the tensor cores
+// run faster than on data), whose products and sums stay far from overflow. Always the same values.
+void fill_inputs(char* device, size_t bytes, const Where& where) {
+  if (!bytes) return;
+  constexpr size_t kPattern = size_t{8} << 20;
+  const size_t first = std::min(bytes, kPattern);
+  std::vector<uint16_t> pattern(first / 2 + 1);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (uint16_t& v : pattern) {
+    x ^= x << 13;  // xorshift64
+    x ^= x >> 7;
+    x ^= x << 17;
+    const auto r = static_cast<uint32_t>(x >> 32);
+    v = static_cast<uint16_t>((r & 0x8000u) | ((0x79u + ((r >> 8) & 3u)) << 7) | (r & 0x7fu));
+  }
+  PARATWIN_GPU_CHECK(cudaMemcpy(device, pattern.data(), first, cudaMemcpyHostToDevice), where);
+  // The rest by doubling what is there, on the device.
+  for (size_t done = first; done < bytes;) {
+    const size_t n = std::min(done, bytes - done);
+    PARATWIN_GPU_CHECK(cudaMemcpy(device + done, device, n, cudaMemcpyDeviceToDevice), where);
+    done += n;
+  }
 }
 
 class CudaBackend final : public Backend {
@@ -161,24 +195,27 @@ void CudaBackend::create_streams(const workloads::Role& role) {
 }
 
 void CudaBackend::allocate(const workloads::Role& role) {
-  std::array<size_t, kStreams> need{};
+  // Per stream: the largest input and the largest output of its ops, and the op that needs the most.
+  std::array<size_t, kStreams> inputs{}, outputs{}, largest_bytes{};
   std::array<uint32_t, kStreams> largest{};
   size_t host = 0;
   for (uint32_t i = 0; i < role.ops.size(); ++i) {
     const Op& op = role.ops[i];
-    const size_t bytes = gpu::device_bytes(op, context_.grid);
+    const gpu::Footprint f = gpu::footprint(op, context_.grid);
     const size_t s = stream_index(op.stream);
-    if (bytes > need[s]) {
-      need[s] = bytes;
+    inputs[s] = std::max(inputs[s], f.inputs);
+    outputs[s] = std::max(outputs[s], f.outputs);
+    if (f.inputs + f.outputs > largest_bytes[s]) {
+      largest_bytes[s] = f.inputs + f.outputs;
       largest[s] = i;
     }
     if (op.kind == OpKind::host_transfer) host = std::max(host, static_cast<size_t>(op.bytes));
   }
   size_t total = 0;
   size_t top = 0;
-  for (size_t s = 0; s < need.size(); ++s) {
-    total += need[s];
-    if (need[s] > need[top]) top = s;
+  for (size_t s = 0; s < inputs.size(); ++s) {
+    total += inputs[s] + outputs[s];
+    if (largest_bytes[s] > largest_bytes[top]) top = s;
   }
   size_t free_bytes = 0, device_bytes = 0;
   PARATWIN_GPU_CHECK(cudaMemGetInfo(&free_bytes, &device_bytes), at("prepare: buffers"));
@@ -187,16 +224,18 @@ void CudaBackend::allocate(const workloads::Role& role) {
     problem = "the buffers need " + gib(total) + " (" + std::to_string(total) + " bytes) but device " +
               std::to_string(device_) + " has " + gib(free_bytes) + " free, of which " + gib(kReserveBytes) +
               " are kept for NCCL and cuBLAS; the largest is for " +
-              gpu::describe(role.ops[largest[top]], largest[top]) + ": " + gib(need[top]) + " (" +
-              std::to_string(need[top]) + " bytes)";
+              gpu::describe(role.ops[largest[top]], largest[top]) + ": " + gib(largest_bytes[top]) + " (" +
+              std::to_string(largest_bytes[top]) + " bytes)";
   agree(problem, "prepare: buffers");
 
   const Where where = at("prepare: buffers");
-  for (size_t s = 0; s < need.size(); ++s) {
-    if (!need[s]) continue;
-    PARATWIN_GPU_CHECK(cudaMalloc(&context_.arenas[s], need[s]), where);
-    // Defined contents (zeros, no NaN patterns) keep every run of a GEMM or a reduction alike.
-    PARATWIN_GPU_CHECK(cudaMemset(context_.arenas[s], 0, need[s]), where);
+  for (size_t s = 0; s < inputs.size(); ++s) {
+    if (!inputs[s] && !outputs[s]) continue;
+    PARATWIN_GPU_CHECK(cudaMalloc(&context_.arenas[s], inputs[s] + outputs[s]), where);
+    char* arena = static_cast<char*>(context_.arenas[s]);
+    context_.outputs[s] = inputs[s];
+    fill_inputs(arena, inputs[s], where);
+    if (outputs[s]) PARATWIN_GPU_CHECK(cudaMemset(arena + inputs[s], 0, outputs[s]), where);
   }
   if (host) PARATWIN_GPU_CHECK(cudaMallocHost(&context_.host, host), where);
 }
@@ -255,6 +294,7 @@ void CudaBackend::start(const Op& op, uint32_t index) {
   guarded([&] {
     const Where where{rank_, &op, index, ""};
     if (!prepared_) throw std::logic_error(gpu::describe(where) + ": started before prepare");
+    if (in_flight_.empty() && now() - reference_seconds_ > kReferenceMaxAge) anchor();
     const cudaStream_t stream = context_.streams[stream_index(op.stream)];
     InFlight f{op, index, take_event(where), take_event(where)};
     PARATWIN_GPU_CHECK(cudaEventRecord(f.begin, stream), where);
@@ -276,7 +316,11 @@ void CudaBackend::poll(std::vector<Finished>& out) {
     const cudaError_t state = cudaEventQuery(f.end);
     if (state == cudaErrorNotReady) continue;
     gpu::check(state, "cudaEventQuery", where);
-    out.push_back({f.index, host_seconds(f.begin, where), host_seconds(f.end, where)});
+    // The duration from the op's own two events: exact whatever the age of the reference.
+    float ms = 0;
+    PARATWIN_GPU_CHECK(cudaEventElapsedTime(&ms, f.begin, f.end), where);
+    const double begin = host_seconds(f.begin, where);
+    out.push_back({f.index, begin, begin + 1e-3 * static_cast<double>(ms)});
     idle_events_.push_back(f.begin);
     idle_events_.push_back(f.end);
     f.end = nullptr;
@@ -296,12 +340,13 @@ std::vector<Finished> CudaBackend::wait() {
   return guarded([&] {
     if (!prepared_) throw std::logic_error(gpu::describe(at("wait")) + ": wait before prepare");
     std::vector<Finished> out = std::exchange(ended_, {});
-    for (int polls = 0;; ++polls) {
+    const Clock::time_point begin = Clock::now();
+    while (true) {
       poll(out);
       // With nothing in flight there is nothing to wait for: return (possibly empty) at once.
       if (!out.empty() || in_flight_.empty()) return out;
       check_peers();
-      if (polls < kSpinPolls)
+      if (Clock::now() - begin < kSpinFor)
         std::this_thread::yield();
       else
         std::this_thread::sleep_for(kPollSleep);

@@ -45,6 +45,11 @@ size_t members_of(const Op& op, const workloads::Grid& grid) {
   return workloads::is_collective(op.kind) ? static_cast<size_t>(grid.group_size(op.group)) : 1;
 }
 
+// The Program tells a host transfer's direction by the label only ("optimizer.d2h", "optimizer.h2d").
+bool to_host(const Op& op) {
+  return std::string_view(op.name).ends_with("d2h");
+}
+
 int root_of(const Op& op, size_t members, const Where& where) {
   const int root = op.root < 0 ? 0 : op.root;
   if (static_cast<size_t>(root) >= members)
@@ -53,11 +58,9 @@ int root_of(const Op& op, size_t members, const Where& where) {
   return root;
 }
 
-void enqueue_collective(const OpContext& c, const Op& op, const Where& where, char* base) {
+void enqueue_collective(const OpContext& c, const Op& op, const Where& where, char* send, char* recv) {
   const size_t members = members_of(op, c.grid);
   const CommSizes s = comm_sizes(op, members);
-  char* send = base;
-  char* recv = base + aligned(s.send);
   const ncclDataType_t t = nccl_type(op.dtype);
   const cudaStream_t stream = c.streams[static_cast<size_t>(op.stream)];
   const ncclComm_t comm = c.comms->collective(op, where);
@@ -94,32 +97,39 @@ void enqueue_collective(const OpContext& c, const Op& op, const Where& where, ch
   }
 }
 
-void enqueue_p2p(const OpContext& c, const Op& op, const Where& where, char* base) {
+void enqueue_p2p(const OpContext& c, const Op& op, const Where& where, char* send, char* recv) {
   const CommSizes s = comm_sizes(op, 1);
   const auto [comm, peer] = c.comms->p2p(op, where);
   const cudaStream_t stream = c.streams[static_cast<size_t>(op.stream)];
   if (op.kind == OpKind::send)
-    PARATWIN_GPU_CHECK(ncclSend(base, s.count, nccl_type(op.dtype), peer, comm, stream), where);
+    PARATWIN_GPU_CHECK(ncclSend(send, s.count, nccl_type(op.dtype), peer, comm, stream), where);
   else
-    PARATWIN_GPU_CHECK(ncclRecv(base, s.count, nccl_type(op.dtype), peer, comm, stream), where);
+    PARATWIN_GPU_CHECK(ncclRecv(recv, s.count, nccl_type(op.dtype), peer, comm, stream), where);
 }
 
 }  // namespace
 
-size_t device_bytes(const Op& op, const workloads::Grid& grid) {
+Footprint footprint(const Op& op, const workloads::Grid& grid) {
   switch (op.kind) {
-    case OpKind::gemm:
-      return gemm_bytes(op.gemm, op.dtype);
+    case OpKind::gemm: {
+      const GemmBytes g = gemm_bytes(op.gemm, op.dtype);
+      return {g.a + g.b, g.c};
+    }
     case OpKind::elementwise:
-    case OpKind::optimizer:
-    case OpKind::host_transfer:
-      return aligned(static_cast<size_t>(op.bytes));
+    case OpKind::optimizer: {
+      const size_t half = aligned(static_cast<size_t>(op.bytes) / 2);
+      return {half, half};
+    }
+    case OpKind::host_transfer: {
+      const size_t bytes = aligned(static_cast<size_t>(op.bytes));
+      return to_host(op) ? Footprint{bytes, 0} : Footprint{0, bytes};
+    }
     case OpKind::alloc:
     case OpKind::free:
-      return 0;
+      return {};
     default: {
       const CommSizes s = comm_sizes(op, members_of(op, grid));
-      return aligned(s.send) + aligned(s.recv);
+      return {aligned(s.send), aligned(s.recv)};
     }
   }
 }
@@ -128,30 +138,32 @@ void enqueue(const OpContext& c, const Op& op, const Where& where) {
   const size_t index = static_cast<size_t>(op.stream);
   const cudaStream_t stream = c.streams[index];
   char* base = static_cast<char*>(c.arenas[index]);
-  if (device_bytes(op, c.grid) > 0 && !base)
+  const Footprint f = footprint(op, c.grid);
+  if ((f.inputs > 0 || f.outputs > 0) && !base)
     throw std::runtime_error(describe(where) + ": no buffer on its stream (the op is not from the prepared Program)");
+  char* in = base;
+  char* out = base ? base + c.outputs[index] : nullptr;
   switch (op.kind) {
     case OpKind::gemm:
       if (!c.blas[index])
         throw std::runtime_error(describe(where) + ": no cuBLAS handle on its stream (not from the prepared Program)");
-      enqueue_gemm(c.blas[index], op.gemm, op.dtype, base, where);
+      enqueue_gemm(c.blas[index], op.gemm, op.dtype, in, out, where);
       return;
     case OpKind::elementwise:
     case OpKind::optimizer: {
       // A device-to-device copy reads half of op.bytes and writes the other half: the memory traffic of
       // the op, and it needs no kernel of ours, so a host compiler alone builds the backend.
       const size_t half = static_cast<size_t>(op.bytes) / 2;
-      if (half) PARATWIN_GPU_CHECK(cudaMemcpyAsync(base + half, base, half, cudaMemcpyDeviceToDevice, stream), where);
+      if (half) PARATWIN_GPU_CHECK(cudaMemcpyAsync(out, in, half, cudaMemcpyDeviceToDevice, stream), where);
       return;
     }
     case OpKind::host_transfer: {
-      // The Program tells the direction by the label only ("optimizer.d2h", "optimizer.h2d").
       const size_t bytes = static_cast<size_t>(op.bytes);
       if (!bytes) return;
-      if (std::string_view(op.name).ends_with("d2h"))
-        PARATWIN_GPU_CHECK(cudaMemcpyAsync(c.host, base, bytes, cudaMemcpyDeviceToHost, stream), where);
+      if (to_host(op))
+        PARATWIN_GPU_CHECK(cudaMemcpyAsync(c.host, in, bytes, cudaMemcpyDeviceToHost, stream), where);
       else
-        PARATWIN_GPU_CHECK(cudaMemcpyAsync(base, c.host, bytes, cudaMemcpyHostToDevice, stream), where);
+        PARATWIN_GPU_CHECK(cudaMemcpyAsync(out, c.host, bytes, cudaMemcpyHostToDevice, stream), where);
       return;
     }
     case OpKind::alloc:
@@ -159,10 +171,10 @@ void enqueue(const OpContext& c, const Op& op, const Where& where) {
       return;  // the stash is not allocated for real: only the begin and end events are recorded
     case OpKind::send:
     case OpKind::recv:
-      enqueue_p2p(c, op, where, base);
+      enqueue_p2p(c, op, where, in, out);
       return;
     default:
-      enqueue_collective(c, op, where, base);
+      enqueue_collective(c, op, where, in, out);
       return;
   }
 }

@@ -1,7 +1,11 @@
 #pragma once
 // What each op kind enqueues on its stream, and the device buffer it needs. Buffers are per stream:
 // ops of one stream run one after the other, so they share one buffer sized for the stream's largest,
-// while ops of different streams, which may run at once, never share one.
+// while ops of different streams, which may run at once, never share one. Each buffer has an input
+// region (at its start: GEMM operands, what a copy or collective reads), filled once with non-zero
+// values, and an output region after it that every op writes to: inputs never change, so every run
+// of an op sees the same data, and it is not zeros (on zeros an H100 draws less power and ran GEMMs up
+// to 15 % faster).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -22,12 +26,16 @@ struct OpContext {
   std::array<cublasHandle_t, workloads::kStreams> blas{};  // one per stream with GEMMs: a handle's
                                                            // workspace must not serve two streams at once
   std::array<void*, workloads::kStreams> arenas{};
-  void* host = nullptr;  // pinned, for host_transfer
+  std::array<size_t, workloads::kStreams> outputs{};  // where each arena's output region begins
+  void* host = nullptr;                               // pinned, for host_transfer
   const Communicators* comms = nullptr;
 };
 
-// Bytes of op's buffer on its stream (0: it needs none).
-size_t device_bytes(const workloads::Op& op, const workloads::Grid& grid);
+// Bytes op reads from its stream's input region and writes to its output region (aligned; 0: none).
+struct Footprint {
+  size_t inputs = 0, outputs = 0;
+};
+Footprint footprint(const workloads::Op& op, const workloads::Grid& grid);
 
 // Enqueues op on its stream. Compute: a GEMM of op.gemm; element-wise and optimizer work as a device
 // copy that reads and writes op.bytes in all; host_transfer a copy of op.bytes to or from pinned host

@@ -68,18 +68,6 @@ size_t element_bytes(Dtype d) {
 
 namespace {
 
-struct GemmLayout {
-  size_t a = 0, b = 0, c = 0;  // bytes of all batches, aligned
-};
-
-GemmLayout layout(const GemmShape& g, Dtype d) {
-  const auto count = [&](int64_t rows, int64_t cols) {
-    return aligned(static_cast<size_t>(g.batch) * static_cast<size_t>(rows) * static_cast<size_t>(cols) *
-                   element_bytes(d));
-  };
-  return {count(g.m, g.k), count(g.k, g.n), count(g.m, g.n)};
-}
-
 int as_int(int64_t v, const char* what, const Where& where) {
   if (v < 0 || v > INT_MAX)
     throw std::runtime_error(describe(where) + ": GEMM " + what + " = " + std::to_string(v) +
@@ -89,19 +77,22 @@ int as_int(int64_t v, const char* what, const Where& where) {
 
 }  // namespace
 
-size_t gemm_bytes(const GemmShape& g, Dtype d) {
-  const GemmLayout l = layout(g, d);
-  return l.a + l.b + l.c;
+GemmBytes gemm_bytes(const GemmShape& g, Dtype d) {
+  const auto count = [&](int64_t rows, int64_t cols) {
+    return aligned(static_cast<size_t>(g.batch) * static_cast<size_t>(rows) * static_cast<size_t>(cols) *
+                   element_bytes(d));
+  };
+  return {count(g.m, g.k), count(g.k, g.n), count(g.m, g.n)};
 }
 
-void enqueue_gemm(cublasHandle_t handle, const GemmShape& g, Dtype d, void* base, const Where& where) {
+void enqueue_gemm(cublasHandle_t handle, const GemmShape& g, Dtype d, const void* inputs, void* output,
+                  const Where& where) {
   const int m = as_int(g.m, "m", where), n = as_int(g.n, "n", where), k = as_int(g.k, "k", where);
   const int batch = as_int(g.batch, "batch", where);
   if (m == 0 || n == 0 || k == 0 || batch == 0) return;
-  const GemmLayout l = layout(g, d);
-  char* a = static_cast<char*>(base);
-  char* b = a + l.a;
-  char* c = b + l.b;
+  const char* a = static_cast<const char*>(inputs);
+  const char* b = a + gemm_bytes(g, d).a;
+  void* c = output;
   const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int lda = g.trans_a ? k : m, ldb = g.trans_b ? n : k, ldc = m;
@@ -186,7 +177,8 @@ std::vector<float> cuda_gemm_check(const workloads::GemmShape& shape, Dtype dtyp
   const gpu::Where where{-1, nullptr, 0, "cuda_gemm_check"};
   const size_t esize = gpu::element_bytes(dtype);
   // Host images of A, B and C, in the device layout enqueue_gemm expects.
-  std::vector<char> host(gpu::gemm_bytes(shape, dtype), 0);
+  const gpu::GemmBytes bytes = gpu::gemm_bytes(shape, dtype);
+  std::vector<char> host(bytes.a + bytes.b + bytes.c, 0);
   const auto store = [&](const std::vector<float>& values, size_t offset) {
     for (size_t i = 0; i < values.size(); ++i) {
       char* at = host.data() + offset + i * esize;
@@ -198,8 +190,8 @@ std::vector<float> cuda_gemm_check(const workloads::GemmShape& shape, Dtype dtyp
       }
     }
   };
-  const size_t b_offset = gpu::aligned(a.size() * esize);
-  const size_t c_offset = b_offset + gpu::aligned(b.size() * esize);
+  const size_t b_offset = bytes.a;
+  const size_t c_offset = bytes.a + bytes.b;
   store(a, 0);
   store(b, b_offset);
 
@@ -209,7 +201,7 @@ std::vector<float> cuda_gemm_check(const workloads::GemmShape& shape, Dtype dtyp
   PARATWIN_GPU_CHECK(cublasSetStream(s.handle, s.stream), where);
   PARATWIN_GPU_CHECK(cudaMalloc(&s.memory, host.size()), where);
   PARATWIN_GPU_CHECK(cudaMemcpyAsync(s.memory, host.data(), host.size(), cudaMemcpyHostToDevice, s.stream), where);
-  gpu::enqueue_gemm(s.handle, shape, dtype, s.memory, where);
+  gpu::enqueue_gemm(s.handle, shape, dtype, s.memory, static_cast<char*>(s.memory) + c_offset, where);
   PARATWIN_GPU_CHECK(cudaMemcpyAsync(host.data(), s.memory, host.size(), cudaMemcpyDeviceToHost, s.stream), where);
   PARATWIN_GPU_CHECK(cudaStreamSynchronize(s.stream), where);
 

@@ -46,12 +46,15 @@ constexpr size_t kAlign = 256;
 constexpr size_t aligned(size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
 }
-size_t gemm_bytes(const workloads::GemmShape& g, workloads::Dtype d);
+struct GemmBytes {
+  size_t a = 0, b = 0, c = 0;
+};
+GemmBytes gemm_bytes(const workloads::GemmShape& g, workloads::Dtype d);
 
-// Enqueues C = op(A) op(B) (column-major, see cuda_gemm_check) on the handle's stream; A, B and C lie
-// one after the other at `base`, as gemm_bytes lays them out. fp32 accumulation for every dtype.
-void enqueue_gemm(cublasHandle_t handle, const workloads::GemmShape& g, workloads::Dtype d, void* base,
-                  const Where& where);
+// Enqueues C = op(A) op(B) (column-major, see cuda_gemm_check) on the handle's stream; A and B lie one
+// after the other at `inputs` (B at gemm_bytes().a), C at `output`. fp32 accumulation for every dtype.
+void enqueue_gemm(cublasHandle_t handle, const workloads::GemmShape& g, workloads::Dtype d, const void* inputs,
+                  void* output, const Where& where);
 
 }  // namespace paratwin::exec::gpu
 
