@@ -69,11 +69,12 @@ Action add_simulate_command(CLI::App& app) {
       cmd->add_flag("--progress", a->progress,
                     "report progress on stderr (the default above " + std::to_string(kProgressAboveRanks) + " ranks)");
   cmd->add_flag("--no-progress", a->no_progress, "no progress on stderr, however large the run")->excludes(progress);
-  cmd->add_flag("--fold", a->fold,
-                "with --fidelity fast or auto (implies fast): one actor per node of a data-parallel replica, "
-                "standing for that node in every replica (its phases carry all their ranks' transfers), and "
-                "collectives inside a node timed analytically, where the program allows; the default above "
-                "512 ranks (within 0.6-1.7% of one actor per rank in our measurements, see sim/README.md)");
+  cmd->add_flag(
+      "--fold", a->fold,
+      "with --fidelity fast or auto (implies fast): one actor per node of a data-parallel replica, "
+      "standing for that node in every replica (its phases carry all their ranks' transfers), and "
+      "collectives inside a node timed analytically, where the program allows; the default above "
+      "512 ranks (within 0.6-2.0% of one actor per rank in our measurements, up to 8,192 ranks; see sim/README.md)");
   return [a]() -> int {
     const auto w = workloads::load_workload_or_default(a->workload);
     const auto choice = choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
