@@ -279,11 +279,8 @@ int run_baseline(const BaselineArgs& a) {
       before = it->second;
       // A check told to simulate less leaves the larger simulated baselines unchecked rather than removed.
       if (!a.update && a.simulate_up_to != kSimulateEveryPoint)
-        std::erase_if(before.points, [&](const auto& p) {
-          const bool skip = p.model == "simulate" && p.gpus > a.simulate_up_to;
-          unchecked += skip ? 1 : 0;
-          return skip;
-        });
+        unchecked += std::erase_if(before.points,
+                                   [&](const auto& p) { return p.model == "simulate" && p.gpus > a.simulate_up_to; });
     } else if (!a.update) {
       throw InputError(path, "no baseline for suite " + suite.name + ": run `paratwin baseline update` and commit it");
     }
