@@ -6,65 +6,6 @@
 
 namespace paratwin::calibration {
 
-namespace {
-
-// For a fixed half size the best max_efficiency in the relative least-squares sense is closed-form:
-// minimise Σ (m·s_i/e_i − 1)² with s_i = F_i/(F_i + h) → m = Σ(s_i/e_i) / Σ(s_i/e_i)².
-double best_max(const std::vector<GemmPoint>& points, double half, double* rms) {
-  double num = 0, den = 0;
-  for (const auto& p : points) {
-    const double r = p.flops / (p.flops + half) / p.efficiency;
-    num += r;
-    den += r * r;
-  }
-  const double m = num / den;
-  double sq = 0;
-  for (const auto& p : points) {
-    const double rel = m * p.flops / (p.flops + half) / p.efficiency - 1;
-    sq += rel * rel;
-  }
-  *rms = std::sqrt(sq / static_cast<double>(points.size()));
-  return m;
-}
-
-}  // namespace
-
-GemmFit fit_gemm(const std::vector<GemmPoint>& points) {
-  if (points.size() < 2) throw std::invalid_argument("fitting a GEMM curve needs at least two measurements");
-  for (const auto& p : points)
-    if (!(p.flops > 0) || !(p.efficiency > 0)) throw std::invalid_argument("GEMM measurements must be positive");
-  // The half size spans many decades: a coarse log scan, then a golden-section refinement.
-  GemmFit best;
-  best.rms_relative_error = std::numeric_limits<double>::infinity();
-  double best_log = 0;
-  for (double lg = 0; lg <= 15; lg += 0.05) {
-    double rms = 0;
-    const double m = best_max(points, std::pow(10.0, lg), &rms);
-    if (rms < best.rms_relative_error) best = {m, std::pow(10.0, lg), rms}, best_log = lg;
-  }
-  double a = best_log - 0.05, b = best_log + 0.05;
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 60; ++i) {
-    const double c = b - g * (b - a), d = a + g * (b - a);
-    double rc = 0, rd = 0;
-    best_max(points, std::pow(10.0, c), &rc);
-    best_max(points, std::pow(10.0, d), &rd);
-    if (rc < rd)
-      b = d;
-    else
-      a = c;
-  }
-  double rms = 0;
-  const double half = std::pow(10.0, (a + b) / 2);
-  const double m = best_max(points, half, &rms);
-  if (rms < best.rms_relative_error) best = {m, half, rms};
-  // No size dependence within the measured sizes: a flat curve says so better than a tiny half size.
-  double flat = 0;
-  const double m0 = best_max(points, 0, &flat);
-  if (flat <= best.rms_relative_error * 1.0001) best = {m0, 0, flat};
-  return best;
-}
-
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size() || x.size() < 2) throw std::invalid_argument("fitting a line needs two or more points");
   // Weighted by 1/y²: the relative error counts, so the latency-bound small sizes are fitted as well

@@ -1,24 +1,9 @@
 #pragma once
-// Fitting machine-profile parameters to micro-benchmark measurements: the GEMM efficiency curve of
-// topology::GemmModel and the α-β line of a collective or message.
+// Fitting machine-profile parameters to micro-benchmark measurements: the α-β line of a collective or
+// message (the GEMM model's fit is in gemm_fit.hpp).
 #include <vector>
 
 namespace paratwin::calibration {
-
-// A GEMM of `flops` that ran at `efficiency` of the device's peak.
-struct GemmPoint {
-  double flops = 0;
-  double efficiency = 0;
-};
-
-// efficiency(F) = max_efficiency · F / (F + half_flops), GemmModel's curve, fitted by least squares on
-// the relative error (small and large GEMMs count alike).
-struct GemmFit {
-  double max_efficiency = 0;
-  double half_flops = 0;
-  double rms_relative_error = 0;
-};
-GemmFit fit_gemm(const std::vector<GemmPoint>& points);
 
 // y = intercept + slope · x by least squares on the relative error, with its RMS.
 struct LineFit {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "calibration/fit.hpp"
+#include "calibration/gemm_fit.hpp"
 
 namespace paratwin::calibration {
 
@@ -102,10 +103,16 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   else
     sizes = options.quick ? std::vector<int64_t>{64, 128, 256, 512}
                           : std::vector<int64_t>{64, 128, 256, 384, 512, 768, 1024, 1536};
+  // Per size, the regimes the GEMM model tells apart: square, tall, deep; skinny (few columns: a
+  // router, a small head); batched with a short K or few columns (attention's products).
   for (const auto dtype : dtypes)
-    for (int64_t n : sizes)
+    for (int64_t n : sizes) {
       for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}})
         add(gemm_op({m, n, k, 1, false, false}, dtype));
+      add(gemm_op({n, 8, n, 1, false, false}, dtype));
+      add(gemm_op({n, n, 32, 8, false, false}, dtype));
+      add(gemm_op({n, 32, n, 8, false, false}, dtype));
+    }
   // Element-wise sweeps; on a GPU up to 1 GB, far beyond its L2 (50 MB on an H100), or the bandwidth
   // fitted is the cache's.
   std::vector<double> sweeps;
@@ -267,12 +274,6 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
   out["machine"] = machine.name;
   auto& raw = out["measurements"];
   raw = nlohmann::json::array();
-  // The machine's nominal peak per dtype (1 TFLOP/s when it names none).
-  const auto peak_of = [&](workloads::Dtype dtype) {
-    const auto it = machine.node.device.peak_flops.find(workloads::to_string(dtype));
-    return it != machine.node.device.peak_flops.end() ? it->second : 1e12;
-  };
-  std::map<workloads::Dtype, std::vector<GemmPoint>> gemm;
   std::vector<double> sweep_bytes, sweep_seconds;
   std::map<std::pair<int, int64_t>, std::pair<std::vector<double>, std::vector<double>>> lines;  // (kind, p)
   auto& table = out["fit"]["gemm_shapes"];
@@ -295,9 +296,9 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
       m["m"] = op.gemm.m;
       m["n"] = op.gemm.n;
       m["k"] = op.gemm.k;
+      if (op.gemm.batch != 1) m["batch"] = op.gemm.batch;
       m["flops"] = op.flops;
       if (gpu) m["dtype"] = workloads::to_string(op.dtype);
-      gemm[op.dtype].push_back({op.flops, op.flops / seconds[i] / peak_of(op.dtype)});
     } else if (op.kind == OpKind::elementwise) {
       m["bytes"] = op.bytes;
       sweep_bytes.push_back(op.bytes);
@@ -313,28 +314,17 @@ nlohmann::json run_micro(exec::Backend& backend, int rank, int ranks, const topo
     raw.push_back(std::move(m));
   }
 
-  // Fits: the GEMM curve (a nominal peak below what the GEMMs reach is raised to it), launch overhead
-  // and memory bandwidth from the sweeps, α per step and bus bandwidth per collective and group size.
-  // Per dtype: the simulator applies the fp32 curve; the others are there for people (and a GPU's
-  // workload shapes, which the simulator prices by their dtype's table).
+  // Fits: launch overhead and memory bandwidth from the sweeps; the GEMM shape model per dtype over
+  // every GEMM timed, the sweep's and the workloads' shapes (a nominal peak below what the GEMMs reach
+  // is raised to it); α per step and bus bandwidth per collective and group size. The workloads' shapes
+  // are also kept as measured, which the simulator prefers to the model for those shapes.
   const LineFit sweep = fit_line(sweep_bytes, sweep_seconds);
+  const double launch = std::max(0.0, sweep.intercept);
   auto& fit = out["fit"];
-  for (const auto dtype : dtypes) {
-    const std::string name = workloads::to_string(dtype);
-    const GemmFit g = fit_gemm(gemm.at(dtype));
-    double peak_fit = peak_of(dtype), eff = g.max_efficiency;
-    if (eff > 1) {
-      peak_fit *= eff;
-      eff = 1;
-    }
-    fit["peak_tflops"][name] = peak_fit / 1e12;
-    fit["gemm"][name] = {{"max_efficiency", eff}, {"half_gflop", g.half_flops / 1e9}};
-    out["fit_error"][dtype == workloads::Dtype::fp32 ? "gemm_rms_relative" : "gemm_rms_relative_" + name] =
-        g.rms_relative_error;
-  }
-  fit["launch_overhead_us"] = std::max(0.0, sweep.intercept) * 1e6;
+  fit["launch_overhead_us"] = launch * 1e6;
   fit["memory_GBps"] = 1 / sweep.slope / 1e9;
   out["fit_error"]["sweep_rms_relative"] = sweep.rms_relative_error;
+  fit_profile_gemms(out, machine);
   // Per collective kind, the simulator's own form fitted over every size and group size measured:
   // seconds = steps · step cost + bus bytes · seconds per byte. The links get the fastest kind's
   // bandwidth; slower kinds keep the difference as their own cost per byte, and every kind its step.

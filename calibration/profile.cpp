@@ -18,15 +18,26 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       top.fail("machine",
                "= \"" + measured + "\": the profile was measured on " + measured + ", not on " + machine.name);
     JsonReader fit = top.object("fit");
-    const double peak = fit.object("peak_tflops").number("fp32", std::nullopt, 1e-6, 1e6);
-    JsonReader gemm = fit.object("gemm").object("fp32");
-    topology::GemmModel model;
-    model.max_efficiency = gemm.number("max_efficiency", std::nullopt, 1e-6, 1.0);
-    model.half_flops = gemm.number("half_gflop", std::nullopt, 0, 1e9) * 1e9;
+    // The GEMM model of every dtype measured, with the peak the kernels showed.
+    JsonReader peaks = fit.object("peak_tflops");
+    JsonReader gemm = fit.object("gemm");
+    for (const char* dtype : {"fp32", "tf32", "bf16", "fp16", "fp64"}) {
+      if (!gemm.has(dtype)) continue;
+      JsonReader g = gemm.object(dtype);
+      topology::GemmModel model;
+      model.max_efficiency = g.number("max_efficiency", std::nullopt, 1e-6, 1.0);
+      model.tile_overhead_k = g.number("tile_overhead_k", std::nullopt, 0, 1e6);
+      model.operand_reuse = g.number("operand_reuse", std::nullopt, 0, 1e6);
+      model.fixed_seconds = g.number("fixed_us", std::nullopt, 0, 1e6) * 1e-6;
+      model.packing_bandwidth = g.number("packing_GBps", 0.0, 0, 1e9) * 1e9;
+      g.finish();
+      machine.node.device.peak_flops[dtype] = peaks.number(dtype, std::nullopt, 1e-6, 1e6) * 1e12;
+      machine.profile.gemm[dtype] = model;
+    }
+    gemm.finish();
+    peaks.finish();
     const double launch = fit.number("launch_overhead_us", std::nullopt, 0, 1e6);
     const double memory = fit.number("memory_GBps", std::nullopt, 1e-6, 1e9);
-    machine.node.device.peak_flops["fp32"] = peak * 1e12;
-    machine.profile.gemm["fp32"] = model;
     machine.profile.launch_overhead = launch * 1e-6;
     machine.node.device.hbm_bandwidth = memory * 1e9;
     // Collectives were measured on a single node: one bandwidth for its links, and the per-step cost

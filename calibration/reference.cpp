@@ -75,7 +75,10 @@ ReferenceSuite load_reference_suite(const std::string& path) {
     s.title = top.string("title");
     {
       JsonReader src = top.object("source");
-      s.seed = src.string("seed");
+      s.seed = src.string("seed", "");
+      s.publication = src.string("publication", "");
+      if (s.seed.empty() == s.publication.empty())
+        src.fail("seed", "give either the seed's file or the publication's title (one of seed, publication)");
       s.where = src.string("where");
       src.finish();
     }

@@ -40,6 +40,9 @@ struct ReferencePoint {
 struct ReferenceSuite {
   std::string file;
   std::string name, title, seed, where, units, held_fixed, assumptions;
+  std::string publication;  // a paper outside the seeds, by title (then `seed` is empty)
+  // The source as printed: the seed's file, or the publication's title.
+  std::string source_label() const { return seed.empty() ? publication : "seed " + seed; }
   Metric metric = Metric::percent_of_peak;
   bool end_to_end = true;
   std::vector<ReferencePoint> points;

@@ -126,7 +126,9 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     const auto set = suite_rows(rows, suite);
     if (set.empty()) continue;
     md << "\n## " << suite.name << "\n\n"
-       << suite.title << " — seed `" << suite.seed << "`, " << suite.where << ". Units: " << suite.units << ".\n\n";
+       << suite.title << " — "
+       << (suite.seed.empty() ? "*" + suite.publication + "* (outside the seeds)" : "seed `" + suite.seed + "`") << ", "
+       << suite.where << ". Units: " << suite.units << ".\n\n";
     if (!suite.assumptions.empty()) md << "Assumed: " << suite.assumptions << "\n\n";
     md << "![" << suite.name << "](" << suite.name << ".svg)\n\n";
     md << "| point | GPUs | configuration | published | predicted | error | model | analytical | versus analytical "

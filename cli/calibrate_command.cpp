@@ -1,14 +1,16 @@
 // `mpirun -np R paratwin calibrate micro`: measure a machine through an executor backend and fit its
-// profile (issue 7).
+// profile; `calibrate refit`: fit a profile's recorded GEMMs again.
 #include <mpi.h>
 
 #include <cstdio>
 #include <iostream>
 
+#include "calibration/gemm_fit.hpp"
 #include "calibration/micro.hpp"
 #include "cli/calibrate_runs.hpp"
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
+#include "common/json_file.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -24,6 +26,49 @@ struct CalibrateArgs {
   int repeats = 5;
   std::vector<std::string> workloads;  // their GEMM shapes are timed one by one
 };
+
+// One line per dtype: the GEMM model's parameters and how well they fit.
+void print_gemm_fit(const nlohmann::json& profile) {
+  const auto& f = profile["fit"];
+  for (const auto& [dtype, g] : f["gemm"].items()) {
+    const std::string suffix = dtype == "fp32" ? "" : "_" + dtype;
+    std::printf(
+        "  GEMM %s: peak %.4g TFLOP/s, main loop at %.3f of it, tile overhead %.3g K steps, operand reuse %.3g, "
+        "fixed %.3g us, packing %s (rms error %.1f %%, max %.1f %%)\n",
+        dtype.c_str(), f["peak_tflops"][dtype].get<double>(), g["max_efficiency"].get<double>(),
+        g["tile_overhead_k"].get<double>(), g["operand_reuse"].get<double>(), g["fixed_us"].get<double>(),
+        g.value("packing_GBps", 0.0) > 0
+            ? (std::to_string(std::lround(g["packing_GBps"].get<double>())) + " GB/s").c_str()
+            : "none",
+        100 * profile["fit_error"]["gemm_rms_relative" + suffix].get<double>(),
+        100 * profile["fit_error"]["gemm_max_relative" + suffix].get<double>());
+  }
+}
+
+struct RefitArgs {
+  std::string profile;
+  std::string out;
+};
+
+int refit(const RefitArgs& a) {
+  auto profile = parse_json<InputError>(read_text_file<InputError>(a.profile), a.profile);
+  try {
+    if (!profile.is_object() || !profile.contains("machine") || !profile.contains("measurements") ||
+        !profile.contains("fit"))
+      throw InputError(a.profile, "is not a profile written by paratwin calibrate micro (machine, measurements, fit)");
+    const auto machine = topology::resolve_machine(profile["machine"].get<std::string>());
+    calibration::fit_profile_gemms(profile, machine);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(a.profile, std::string("does not read as a profile: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.profile, e.what());
+  }
+  const std::string out = a.out.empty() ? a.profile : a.out;
+  write_file_atomically(out, profile.dump(2) + "\n");
+  std::printf("refitted the GEMM model of %s -> %s\n", a.profile.c_str(), out.c_str());
+  print_gemm_fit(profile);
+  return 0;
+}
 
 int micro(const CalibrateArgs& a) {
   int provided = 0;
@@ -54,10 +99,7 @@ int micro(const CalibrateArgs& a) {
     const auto& f = profile["fit"];
     std::printf("calibrated %s with the %s backend on %d ranks -> %s\n", a.machine.c_str(), a.backend.c_str(), size,
                 a.out.c_str());
-    std::printf("  GEMM fp32: peak %.4g TFLOP/s, max efficiency %.3f, half size %.3g GFLOP (rms error %.1f %%)\n",
-                f["peak_tflops"]["fp32"].get<double>(), f["gemm"]["fp32"]["max_efficiency"].get<double>(),
-                f["gemm"]["fp32"]["half_gflop"].get<double>(),
-                100 * profile["fit_error"]["gemm_rms_relative"].get<double>());
+    print_gemm_fit(profile);
     std::printf("  element-wise: launch %.3g us, memory %.3g GB/s (rms error %.1f %%)\n",
                 f["launch_overhead_us"].get<double>(), f["memory_GBps"].get<double>(),
                 100 * profile["fit_error"]["sweep_rms_relative"].get<double>());
@@ -114,6 +156,14 @@ Action add_calibrate_command(CLI::App& app) {
                 "also time every GEMM shape of this workload one by one (repeatable); simulate uses these times for "
                 "exactly these shapes");
 
+  auto r = std::make_shared<RefitArgs>();
+  CLI::App* refit_cmd = cmd->add_subcommand(
+      "refit",
+      "Fit the GEMM model again to the GEMMs a profile recorded (after a model change, or on another machine than the "
+      "one measured); rewrites the profile's fit.gemm, fit.peak_tflops and GEMM fit errors; no MPI");
+  refit_cmd->add_option("profile", r->profile, "profile JSON written by calibrate micro")->required();
+  refit_cmd->add_option("--out,-o", r->out, "write here instead of rewriting the profile");
+
   auto c = std::make_shared<CompareArgs>();
   CLI::App* compare = cmd->add_subcommand(
       "compare",
@@ -143,7 +193,8 @@ Action add_calibrate_command(CLI::App& app) {
   suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
   suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");
   suite->add_option("--mpirun", s->launcher, "the launcher, before -np")->capture_default_str();
-  return [a, c, compare, s, suite]() -> int {
+  return [a, c, compare, s, suite, r, refit_cmd]() -> int {
+    if (refit_cmd->parsed()) return refit(*r);
     if (compare->parsed()) return calibrate_compare(*c);
     if (suite->parsed()) return calibrate_suite(*s);
     return micro(*a);

@@ -1,4 +1,5 @@
 // `paratwin machine list` and `paratwin machine show NAME|FILE [--nodes N]`.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -57,7 +58,8 @@ void show_machine(const topology::Machine& m) {
   std::cout << m.name << ": " << m.description << "\n  from " << m.source_file << "\n\n";
   std::cout << "nodes " << m.network.nodes << " × " << d.count << " " << d.kind << " = " << m.total_devices()
             << " devices\n";
-  std::cout << "device: " << d.memory / 1e9 << " GB at " << gbps(d.hbm_bandwidth) << "; peak";
+  std::cout << "device: " << d.memory / 1e9 << " GB at " << gbps(d.hbm_bandwidth) << ", " << d.compute_units
+            << " compute unit(s); peak";
   for (const auto& [dtype, f] : d.peak_flops) std::cout << ' ' << dtype << ' ' << f / 1e12 << " TFLOP/s";
   if (!d.empirical_flops.empty()) {
     std::cout << "; measured GEMM";
@@ -105,10 +107,27 @@ void show_machine(const topology::Machine& m) {
   }
   std::cout << "\nprofile: library " << m.profile.library << ", launch overhead " << m.profile.launch_overhead * 1e6
             << " us";
-  for (const auto& [dtype, g] : m.profile.gemm)
-    std::cout << "; GEMM " << dtype << " up to " << g.max_efficiency * 100 << "% of peak (half at "
-              << g.half_flops / 1e9 << " GFLOP)";
   std::cout << "\n";
+  // What the GEMM model makes of square GEMMs, so the parameters read as rates.
+  for (const auto& [dtype, g] : m.profile.gemm) {
+    topology::GemmDevice gd;
+    gd.peak_flops = d.peak_flops.at(dtype);
+    gd.compute_units = d.compute_units;
+    gd.memory_bandwidth = d.hbm_bandwidth;
+    gd.bytes_per_element = dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
+    gd.tiles = d.gemm_tiles;
+    std::cout << "  GEMM " << dtype << ": main loop at " << g.max_efficiency * 100 << "% of peak, tile overhead "
+              << g.tile_overhead_k << " K steps, operand reuse " << g.operand_reuse << ", fixed "
+              << g.fixed_seconds * 1e6 << " us";
+    if (g.packing_bandwidth > 0) std::cout << ", packing at " << g.packing_bandwidth / 1e9 << " GB/s";
+    std::cout << "; square GEMMs (kernel only):";
+    for (const int64_t n : {1024, 4096, 16384}) {
+      const auto t = topology::gemm_timing({n, n, n, 1}, gd, g);
+      const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+      std::cout << " " << n << "^3 " << std::lround(100 * flops / t.seconds / gd.peak_flops) << "%";
+    }
+    std::cout << " of peak\n";
+  }
   if (!m.sources.empty()) {
     std::cout << "\nsources:\n";
     for (const auto& s : m.sources) std::cout << "  - " << s << "\n";

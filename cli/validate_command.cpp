@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -122,7 +123,7 @@ std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, co
 void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows) {
   for (const auto& suite : suites) {
     const auto set = calibration::suite_rows(rows, suite);
-    std::printf("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.seed.c_str(),
+    std::printf("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.source_label().c_str(),
                 suite.where.c_str(), calibration::to_string(suite.metric));
     std::printf("  %-44s %7s %-10s %12s %12s %9s %12s %9s\n", "point", "GPUs", "model", "published", "predicted",
                 "error", "analytical", "vs anal.");
@@ -172,9 +173,185 @@ struct ValidateArgs {
   std::string model = "auto";
   int64_t simulate_up_to = kSimulateEveryPoint;
   std::string plots = "svg";
+  std::string fit_machine;  // --fit --machine M
+  std::string framework;    // --framework: only this profile
+  bool fit = false;
+  bool write = false;
 };
 
+// `validate --fit`: the framework profile's kernel_efficiency fitted to a machine's calibration points.
+struct FitPoint {
+  size_t suite = 0, point = 0;
+  bool calibration = false;
+};
+
+class KernelEfficiencyFit {
+ public:
+  KernelEfficiencyFit(const ValidateArgs& a, const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                      std::string framework)
+      : a_(a), suites_(suites), gpus_(gpus), framework_(std::move(framework)) {}
+
+  // The relative errors of `points` with kernel_efficiency `value`, predicted by `model` ("auto": as
+  // validate chooses).
+  std::vector<ValidationRow> predict(const std::vector<FitPoint>& points, double value, const std::string& model) {
+    std::vector<PredictionTask> tasks;
+    for (const auto& p : points) {
+      std::string m = model;
+      if (m == "auto") m = gpus_[p.suite][p.point] <= a_.simulate_up_to ? "simulate" : "analytical";
+      tasks.push_back({p.suite, p.point, m});
+    }
+    PredictOptions options;
+    options.machines = a_.common.machines;
+    options.jobs = a_.common.jobs;
+    options.kernel_efficiency[framework_] = value;
+    auto rows = to_rows(suites_, gpus_, tasks, predict_points(suites_, tasks, options));
+    for (const auto& r : rows)
+      if (!r.predicted) throw InputError(r.suite->name + ": " + r.point->label, "cannot be predicted: " + r.error);
+    return rows;
+  }
+
+  // Least squares on the relative error: golden-section search of the one parameter over (0.2, 1].
+  double fit(const std::vector<FitPoint>& points, const std::string& model) {
+    const auto cost = [&](double x) {
+      double sum = 0;
+      for (const auto& r : predict(points, x, model)) sum += r.relative_error() * r.relative_error();
+      return sum;
+    };
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    double lo = 0.2, hi = 1.0;
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+    double f1 = cost(x1), f2 = cost(x2);
+    while (hi - lo > 1e-3) {
+      if (f1 <= f2) {
+        hi = x2, x2 = x1, f2 = f1;
+        x1 = hi - g * (hi - lo), f1 = cost(x1);
+      } else {
+        lo = x1, x1 = x2, f1 = f2;
+        x2 = lo + g * (hi - lo), f2 = cost(x2);
+      }
+    }
+    const double best = std::round((lo + hi) / 2 * 1000) / 1000;
+    return cost(1.0) < cost(best) ? 1.0 : best;
+  }
+
+ private:
+  const ValidateArgs& a_;
+  const std::vector<ReferenceSuite>& suites_;
+  const PointGpus& gpus_;
+  std::string framework_;
+};
+
+std::string error_list(const std::vector<ValidationRow>& rows) {
+  std::string out;
+  for (const auto& r : rows) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", 100 * r.relative_error());
+    out += "    " + r.suite->name + ": " + r.point->label + "  " + buf + "\n";
+  }
+  return out;
+}
+
+double mean_abs(const std::vector<ValidationRow>& rows) {
+  double sum = 0;
+  for (const auto& r : rows) sum += std::abs(r.relative_error());
+  return rows.empty() ? 0 : 100 * sum / static_cast<double>(rows.size());
+}
+
+// Rewrites kernel_efficiency in the profile's file, naming the points it came from.
+void write_profile(const std::string& framework, double value, const std::string& machine,
+                   const std::vector<ValidationRow>& fitted) {
+  const auto path = fs::path("workloads/frameworks") / (framework + ".json");
+  if (!fs::exists(path))
+    throw InputError("--write", path.string() + " not found: run from the repository's top folder");
+  auto doc = nlohmann::ordered_json::parse(read_text_file<InputError>(path.string()));
+  std::string names;
+  for (const auto& r : fitted) names += (names.empty() ? "" : "; ") + r.suite->name + ": " + r.point->label;
+  doc["kernel_efficiency"] = {{"value", value},
+                              {"source", "fitted by `paratwin validate --fit --machine " + machine +
+                                             "` (least squares on the relative error) to " + names}};
+  write_file_atomically(path.string(), doc.dump(2) + "\n");
+}
+
+int run_fit(const ValidateArgs& a) {
+  const auto suites = selected_suites(a.common);
+  const auto gpus = point_gpus(suites);
+  std::map<std::string, std::vector<FitPoint>> by_framework;
+  for (size_t s = 0; s < suites.size(); ++s)
+    for (size_t p = 0; p < suites[s].points.size(); ++p) {
+      const auto& point = suites[s].points[p];
+      if (!suites[s].end_to_end || point.collective || point.machine != a.fit_machine) continue;
+      const auto w = workloads::load_workload_file(point.workload);
+      if (!a.framework.empty() && w.framework.profile != a.framework) continue;
+      by_framework[w.framework.profile].push_back({s, p, point.calibration});
+    }
+  if (by_framework.empty())
+    throw InputError("--machine", "= " + a.fit_machine + ": no end-to-end point of the selected suites runs on it" +
+                                      (a.framework.empty() ? "" : " with framework " + a.framework));
+  for (const auto& [framework, points] : by_framework) {
+    const double before = workloads::builtin_framework(framework).kernel_efficiency;
+    std::vector<FitPoint> fit_set, held;
+    for (const auto& p : points) (p.calibration ? fit_set : held).push_back(p);
+    const bool declared = !fit_set.empty();
+    if (!declared) fit_set = points;
+    std::printf("\nframework %s on %s: kernel_efficiency %.3f in workloads/frameworks/%s.json\n", framework.c_str(),
+                a.fit_machine.c_str(), before, framework.c_str());
+    if (!declared)
+      std::printf(
+          "  no declared calibration point (points[].calibration): fitted to all %zu points; the "
+          "leave-one-suite-out figure is the transfer test\n",
+          fit_set.size());
+    std::fprintf(stderr, "paratwin validate --fit: %s: fitting to %zu point(s)\n", framework.c_str(), fit_set.size());
+    KernelEfficiencyFit fitter(a, suites, gpus, framework);
+    const double after = fitter.fit(fit_set, a.model);
+    const auto fitted_before = fitter.predict(fit_set, before, a.model);
+    const auto fitted_after = fitter.predict(fit_set, after, a.model);
+    std::printf("  fitted: %.3f -> %.3f (least squares on the relative error of %zu point(s))\n", before, after,
+                fit_set.size());
+    std::printf("  the points fitted to, before (mean |error| %.1f %%):\n%s", mean_abs(fitted_before),
+                error_list(fitted_before).c_str());
+    std::printf("  after (mean |error| %.1f %%):\n%s", mean_abs(fitted_after), error_list(fitted_after).c_str());
+    if (declared && !held.empty()) {
+      const auto held_before = fitter.predict(held, before, a.model);
+      const auto held_after = fitter.predict(held, after, a.model);
+      std::printf("  the %zu points not used: mean |error| %.1f %% -> %.1f %%\n%s", held.size(), mean_abs(held_before),
+                  mean_abs(held_after), error_list(held_after).c_str());
+    }
+    // Leave one suite out, with the analytical model (fast): fit to the other suites' points, predict the suite.
+    std::map<size_t, std::vector<FitPoint>> by_suite;
+    for (const auto& p : points) by_suite[p.suite].push_back(p);
+    double loso_sum = 0;
+    size_t loso_suites = 0;
+    for (const auto& [suite, left_out] : by_suite) {
+      std::vector<FitPoint> rest;
+      for (const auto& p : points)
+        if (p.suite != suite) rest.push_back(p);
+      if (rest.empty()) {
+        std::printf("  leave-one-suite-out: %s: no other suite to fit to\n", suites[suite].name.c_str());
+        continue;
+      }
+      const double value = fitter.fit(rest, "analytical");
+      const double err = mean_abs(fitter.predict(left_out, value, "analytical"));
+      std::printf(
+          "  leave-one-suite-out: %s predicted with %.3f fitted to the %zu other point(s): mean |error| "
+          "%.1f %% (analytical model)\n",
+          suites[suite].name.c_str(), value, rest.size(), err);
+      loso_sum += err, ++loso_suites;
+    }
+    if (loso_suites > 0)
+      std::printf("  leave-one-suite-out mean over %zu suite(s): %.1f %%\n", loso_suites,
+                  loso_sum / static_cast<double>(loso_suites));
+    if (a.write) {
+      write_profile(framework, after, a.fit_machine, fitted_after);
+      std::printf("  wrote workloads/frameworks/%s.json\n", framework.c_str());
+    } else {
+      std::printf("  (--write puts %.3f into workloads/frameworks/%s.json)\n", after, framework.c_str());
+    }
+  }
+  return 0;
+}
+
 int run_validate(const ValidateArgs& a) {
+  if (a.fit) return run_fit(a);
   const auto suites = selected_suites(a.common);
   const auto gpus = point_gpus(suites);
   std::vector<PredictionTask> tasks;
@@ -337,6 +514,16 @@ Action add_validate_command(CLI::App& app) {
                   "auto: the largest point simulated with SimGrid (default: every point)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
   cmd->add_option("--plots", a->plots, "svg or none")->check(CLI::IsMember({"svg", "none"}));
+  auto* fit = cmd->add_flag("--fit", a->fit,
+                            "instead of validating: fit the kernel_efficiency of the framework profile(s) used on "
+                            "--machine to its declared calibration points (least squares on the relative error; all "
+                            "its points when none is declared), print before/after, the error on the points not "
+                            "used and a leave-one-suite-out figure (analytical model)");
+  cmd->add_option("--machine", a->fit_machine, "--fit: the machine whose points are fitted")->needs(fit);
+  cmd->add_option("--framework", a->framework, "--fit: only this framework profile")->needs(fit);
+  cmd->add_flag("--write", a->write, "--fit: write the fitted value into workloads/frameworks/PROFILE.json")
+      ->needs(fit);
+  fit->needs("--machine");
   return [a] { return run_validate(*a); };
 }
 

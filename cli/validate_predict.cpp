@@ -188,6 +188,8 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
       predict = [&](const std::string& m) { return predict_collective(c, machine, m); };
     } else {
       w = workloads::load_workload_file(point.workload);
+      if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
+        w.framework.kernel_efficiency = it->second;
       if (point.best_configuration) w = best_configuration(w, machine);
       row["configuration"] = configuration_label(w);
       predict = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, machine_ref, m); };

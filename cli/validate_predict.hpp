@@ -3,6 +3,7 @@
 // suite with the analytical model or with SimGrid (at `paratwin simulate`'s automatic fidelity, and
 // analytically beside it), in child processes.
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct PredictOptions {
   std::string machines;
   int jobs = 2;
   bool progress = false;  // one line per finished point on stderr
+  // kernel_efficiency by framework profile, replacing the profile's value in every workload that uses
+  // it (`validate --fit` tries values).
+  std::map<std::string, double> kernel_efficiency;
 };
 
 struct PredictionTask {

@@ -69,7 +69,7 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
   lo.validate_program = false;
   const auto program = workloads::lower(small, lo);
   const auto placement = program.placement();
-  const CostModel cost(machine);
+  const CostModel cost(machine, w.framework.kernel_efficiency);
   const double scale = static_cast<double>(m) / static_cast<double>(m1);
 
   AnalyticalEstimate out;

@@ -12,12 +12,23 @@ const char* dtype_key(workloads::Dtype d) {
 
 }  // namespace
 
-CostModel::CostModel(const topology::Machine& machine) : machine_(machine) {
+CostModel::CostModel(const topology::Machine& machine, double kernel_efficiency)
+    : machine_(machine), kernel_efficiency_(kernel_efficiency) {
   for (const char* dtype : {"bf16", "fp16", "fp32", "tf32", "fp64"})
     if (machine.node.device.peak_flops.count(dtype)) {
       host_speed_ = machine.node.device.peak_flops.at(dtype);
       break;
     }
+  for (const auto dtype : {workloads::Dtype::bf16, workloads::Dtype::fp16, workloads::Dtype::fp32}) {
+    auto& d = gemm_devices_[static_cast<size_t>(dtype)];
+    d.peak_flops = peak_flops(dtype);
+    d.compute_units = machine.node.device.compute_units;
+    d.memory_bandwidth = machine.node.device.hbm_bandwidth;
+    d.bytes_per_element = workloads::bytes_of(dtype);
+    d.tiles = machine.node.device.gemm_tiles;
+    if (const auto it = machine.profile.gemm.find(dtype_key(dtype)); it != machine.profile.gemm.end())
+      gemm_models_[static_cast<size_t>(dtype)] = it->second;
+  }
   // Host copies use the device's link to a CPU router when the node graph has one.
   host_link_ = machine.node.device.hbm_bandwidth;
   for (const auto& l : machine.node.links)
@@ -34,6 +45,11 @@ double CostModel::peak_flops(workloads::Dtype dtype) const {
   return peaks.begin()->second;
 }
 
+topology::GemmTiming CostModel::gemm_timing(const workloads::Op& op) const {
+  const auto d = static_cast<size_t>(op.dtype);
+  return topology::gemm_timing({op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch}, gemm_devices_[d], gemm_models_[d]);
+}
+
 double CostModel::compute_seconds(const workloads::Op& op) const {
   using workloads::OpKind;
   const double launch = machine_.profile.launch_overhead;
@@ -46,16 +62,15 @@ double CostModel::compute_seconds(const workloads::Op& op) const {
         const auto it = table->second.find({g.m, g.n, g.k, g.batch, g.trans_a ? 1 : 0, g.trans_b ? 1 : 0});
         if (it != table->second.end()) return it->second;  // measured whole: launch included
       }
-      const double peak = peak_flops(op.dtype);
-      auto it = machine_.profile.gemm.find(dtype_key(op.dtype));
-      // A batched GEMM (attention's per-head products) is one kernel that fills the device with its whole
-      // batch: its efficiency follows the FLOPs of the whole op, not of one product.
-      const double eff = it != machine_.profile.gemm.end() ? it->second.efficiency(op.flops) : 1.0;
-      return op.flops / (peak * std::max(eff, 1e-6)) + launch;
+      // A batched GEMM (attention's per-head products) is one kernel whose batch entries share the waves.
+      const auto timing = gemm_timing(op);
+      return timing.seconds / kernel_efficiency_ + launch;
     }
     case OpKind::elementwise:
     case OpKind::optimizer:
-      return std::max(op.bytes / device.hbm_bandwidth, op.flops / peak_flops(workloads::Dtype::fp32)) + launch;
+      return std::max(op.bytes / device.hbm_bandwidth, op.flops / peak_flops(workloads::Dtype::fp32)) /
+                 kernel_efficiency_ +
+             launch;
     case OpKind::host_transfer:
       return op.bytes / host_link_ + launch;
     default:

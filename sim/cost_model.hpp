@@ -1,7 +1,10 @@
 #pragma once
-// How long a compute op takes on one device of a machine: GEMMs at the profile's efficiency for
-// their size (seed 002 §5.2.3's measured peaks as the ceiling), bandwidth-bound work at HBM speed,
-// plus the per-kernel launch overhead.
+// How long a compute op takes on one device of a machine: GEMMs by the shape model of
+// topology/gemm_model.hpp (tiles, waves, operand reuse, memory bound) with the profile's parameters,
+// unless the profile measured the shape itself; bandwidth-bound work at HBM speed; plus the per-kernel
+// launch overhead.
+#include <array>
+
 #include "topology/machine.hpp"
 #include "workloads/program.hpp"
 
@@ -9,9 +12,12 @@ namespace paratwin::sim {
 
 class CostModel {
  public:
-  explicit CostModel(const topology::Machine& machine);
+  // `kernel_efficiency`: the software stack's fraction of the modelled kernel rate (workloads::Framework).
+  explicit CostModel(const topology::Machine& machine, double kernel_efficiency = 1.0);
   // Seconds for a compute op (gemm, elementwise, optimizer, host_transfer); 0 for memory events.
   double compute_seconds(const workloads::Op& op) const;
+  // The GEMM model's timing of a gemm op (kernel only, no launch): the tile and waves it chose.
+  topology::GemmTiming gemm_timing(const workloads::Op& op) const;
   // Peak FLOP/s of the dtype (the nearest available when the device lists no such dtype).
   double peak_flops(workloads::Dtype dtype) const;
   double host_speed() const { return host_speed_; }
@@ -20,7 +26,10 @@ class CostModel {
  private:
   const topology::Machine& machine_;
   double host_speed_ = 0;
-  double host_link_ = 0;  // device <-> host copies (bytes/s)
+  double kernel_efficiency_ = 1.0;
+  double host_link_ = 0;                              // device <-> host copies (bytes/s)
+  std::array<topology::GemmDevice, 3> gemm_devices_;  // by workloads::Dtype
+  std::array<topology::GemmModel, 3> gemm_models_;
 };
 
 }  // namespace paratwin::sim

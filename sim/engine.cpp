@@ -88,7 +88,7 @@ struct Shared {
         topology(t),
         options(o),
         phased(o.fidelity == Fidelity::fast),
-        cost(t.machine()),
+        cost(t.machine(), p.framework.kernel_efficiency),
         platform(topology::build_platform(t, platform_options(o))),
         placement(p.placement()),
         library(o.library.empty() ? t.machine().profile.library : o.library),

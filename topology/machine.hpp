@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/input_error.hpp"
+#include "topology/gemm_model.hpp"
 
 namespace paratwin::topology {
 
@@ -25,6 +26,8 @@ struct DeviceSpec {
   std::map<std::string, double> empirical_flops;  // best measured GEMM rate, where published
   double memory = 0;                              // bytes
   double hbm_bandwidth = 0;                       // bytes/s
+  int64_t compute_units = 1;                      // SMs, CUs: the GEMM model's waves (1: a CPU core)
+  std::vector<GemmTile> gemm_tiles;               // the GEMM library's tiles (empty: cuBLAS's)
 };
 
 struct HostSpec {
@@ -99,19 +102,14 @@ struct NetworkSpec {
   std::string note;  // approximations, stated
 };
 
-struct GemmModel {
-  double max_efficiency = 1.0;  // fraction of peak reached by large GEMMs
-  double half_flops = 0;        // GEMM size (FLOP) at which half of max_efficiency is reached
-  double efficiency(double flops) const {
-    return half_flops <= 0 ? max_efficiency : max_efficiency * flops / (flops + half_flops);
-  }
-};
-
 struct ProfileSpec {
-  std::string library = "nccl";           // nccl, rccl, cray-mpich, pccl, mpi
-  double launch_overhead = 0;             // seconds per kernel or call
-  double collective_step = 0;             // seconds a library adds to every step of a collective algorithm
-  std::map<std::string, GemmModel> gemm;  // dtype -> model
+  std::string library = "nccl";  // nccl, rccl, cray-mpich, pccl, mpi
+  double launch_overhead = 0;    // seconds per kernel or call
+  double collective_step = 0;    // seconds a library adds to every step of a collective algorithm
+  // Fraction of a device-to-device link's (NVLink, NVSwitch port) bandwidth that the library's
+  // transfers reach: NCCL's own topology model rates an NVLink below its signalling rate.
+  double device_link_efficiency = 1.0;
+  std::map<std::string, GemmModel> gemm;  // dtype -> the GEMM model's fitted or sourced parameters
   // Measured seconds of individual GEMM shapes (`calibrate micro --workload`), by dtype, then by
   // (m, n, k, batch, trans_a, trans_b); the curve above prices the shapes not measured.
   std::map<std::string, std::map<std::array<int64_t, 6>, double>> gemm_seconds;

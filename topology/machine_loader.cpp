@@ -50,6 +50,18 @@ DeviceSpec read_device(JsonReader r) {
   }
   d.memory = r.number("memory_GB", std::nullopt, 1e-6, 1e9) * kGB;
   d.hbm_bandwidth = r.number("memory_GBps", std::nullopt, 1e-6, 1e9) * kGB;
+  d.compute_units = r.integer("compute_units", 1, 1, 1 << 20);
+  if (r.has("gemm_tiles")) {
+    for (JsonReader t : r.objects("gemm_tiles")) {
+      GemmTile tile;
+      tile.m = t.integer("m", std::nullopt, 1, 1 << 16);
+      tile.n = t.integer("n", std::nullopt, 1, 1 << 16);
+      t.finish();
+      d.gemm_tiles.push_back(tile);
+    }
+    if (d.gemm_tiles.empty())
+      r.fail("gemm_tiles", "is empty: list the library's tiles, or leave the key out for cuBLAS's");
+  }
   annotations(r);
   r.finish();
   return d;
@@ -232,6 +244,12 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   p.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "pccl", "mpi"});
   p.launch_overhead = r.number("launch_overhead_us", 0.0, 0, 1e6) * kUs;
   p.collective_step = r.number("collective_step_us", 0.0, 0, 1e6) * kUs;
+  if (r.has("device_links")) {
+    JsonReader d = r.object("device_links");
+    p.device_link_efficiency = d.number("efficiency", std::nullopt, 1e-3, 1.0);
+    annotations(d);
+    d.finish();
+  }
   JsonReader g = r.object("gemm");
   for (const auto& dtype : kDtypes) {
     if (!g.has(dtype)) continue;
@@ -244,8 +262,15 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
       fallback = device.empirical_flops.at(dtype) / device.peak_flops.at(dtype);
     else if (!device.empirical_flops.empty())
       fallback = device.empirical_flops.begin()->second / device.peak_flops.at(device.empirical_flops.begin()->first);
+    if (m.has("half_gflop"))
+      m.fail("half_gflop",
+             "the size curve is replaced by the GEMM shape model: give tile_overhead_k and "
+             "operand_reuse instead (topology/README.md)");
     model.max_efficiency = m.number("max_efficiency", fallback, 1e-6, 1.0);
-    model.half_flops = m.number("half_gflop", 0.0, 0, 1e12) * 1e9;
+    model.tile_overhead_k = m.number("tile_overhead_k", 0.0, 0, 1e6);
+    model.operand_reuse = m.number("operand_reuse", 0.0, 0, 1e6);
+    model.fixed_seconds = m.number("fixed_us", 0.0, 0, 1e6) * kUs;
+    model.packing_bandwidth = m.number("packing_GBps", 0.0, 0, 1e9) * 1e9;
     annotations(m);
     m.finish();
     p.gemm[dtype] = model;
@@ -253,15 +278,18 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   annotations(g);
   g.finish();
   // Dtypes without a model get the measured ceiling of their own dtype, else of the first measured
-  // one (GEMM libraries reach similar fractions of peak across 16-bit types), else 1.
+  // one (GEMM libraries reach similar fractions of peak across 16-bit types), else 1, and the tiles'
+  // overheads of the first dtype modelled (one library, one kernel design).
   double measured = 1.0;
   for (const auto& [dtype, rate] : device.empirical_flops) {
     measured = rate / device.peak_flops.at(dtype);
     break;
   }
+  const GemmModel first = p.gemm.empty() ? GemmModel{} : p.gemm.begin()->second;
   for (const auto& [dtype, peak] : device.peak_flops)
     if (!p.gemm.count(dtype))
-      p.gemm[dtype] = {device.empirical_flops.count(dtype) ? device.empirical_flops.at(dtype) / peak : measured, 0.0};
+      p.gemm[dtype] = {device.empirical_flops.count(dtype) ? device.empirical_flops.at(dtype) / peak : measured,
+                       first.tile_overhead_k, first.operand_reuse, first.fixed_seconds, first.packing_bandwidth};
   annotations(r);
   r.finish();
   return p;

@@ -71,10 +71,21 @@ void Topology::build_node_routes() {
   }
   const int64_t nodes = machine_.network.nodes;
   resources_.reserve(static_cast<size_t>(nodes) * (n.links.size() + n.nics.size()) * 2);
+  // Links between devices and their switches carry the library's achievable rate; host (cpu) and NIC
+  // attachments their own.
+  auto is_host_or_nic = [&](const std::string& endpoint) {
+    if (endpoint.rfind("cpu", 0) == 0) return true;
+    return std::any_of(n.nics.begin(), n.nics.end(), [&](const NicSpec& nic) { return nic.name == endpoint; });
+  };
+  std::vector<double> link_bandwidth;
+  for (const auto& l : n.links) {
+    const bool device_link = !is_host_or_nic(l.a) && !is_host_or_nic(l.b);
+    link_bandwidth.push_back(l.bandwidth * (device_link ? machine_.profile.device_link_efficiency : 1.0));
+  }
   for (int64_t node = 0; node < nodes; ++node)
-    for (const auto& l : n.links) {
-      resources_.push_back({l.bandwidth, l.latency});
-      resources_.push_back({l.bandwidth, l.latency});
+    for (size_t k = 0; k < n.links.size(); ++k) {
+      resources_.push_back({link_bandwidth[k], n.links[k].latency});
+      resources_.push_back({link_bandwidth[k], n.links[k].latency});
     }
   injection_base_ = static_cast<uint32_t>(resources_.size());
   for (int64_t node = 0; node < nodes; ++node)

@@ -303,6 +303,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
   Program prog;
   prog.workload_name = w.name;
   prog.workload_description = w.description;
+  prog.framework = w.framework;
   prog.grid = make_grid(w);
   prog.placement_order = w.placement.order;
   prog.placement_tile = w.placement.tile;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/framework.hpp"
 #include "workloads/grid.hpp"
 #include "workloads/workload.hpp"
 
@@ -114,6 +115,7 @@ struct Role {
 struct Program {
   std::string workload_name;
   std::string workload_description;
+  Framework framework;  // the software stack: scales the machine model's kernel times
   Grid grid;
   std::vector<std::string> placement_order;
   PlacementMap::Tile placement_tile;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/framework.hpp"
+
 namespace paratwin::workloads {
 
 enum class Dtype { bf16, fp16, fp32 };
@@ -105,6 +107,7 @@ struct Workload {
   ParallelConfig parallel;
   Optimizations opt;
   Placement placement;
+  Framework framework;  // the software stack the run used
 
   int64_t total_ranks() const;
   // Model replicas that split the batch (data × expert for TED): global_batch / (replicas · micro_batch)

@@ -200,6 +200,7 @@ Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
     w.parallel = read_parallel(top.object("parallelism"));
     w.opt = read_optimizations(top.object("optimizations"));
     w.placement = read_placement(top.object("placement"));
+    w.framework = read_framework(top.object("framework"));
     top.finish();
     validate(w);
     return w;

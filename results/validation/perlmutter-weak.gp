@@ -4,10 +4,10 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 59.2476
-1024 61.9 61.9 61.9 57.0021
-2048 55.2 55.2 55.2 51.1293
-4096 48.5 48.5 48.5 42.8137
+512 50.6 50.6 50.6 55.3936
+1024 61.9 61.9 61.9 53.9802
+2048 55.2 55.2 55.2 48.4662
+4096 48.5 48.5 48.5 41.6453
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,8 +4,8 @@ set title 'summit-axonn-phases: AxoNN pipelining phase of GPT-12B on 48 V100s wi
 set key top left
 set grid
 $data << EOD
-46.08 46.08 46.08 46.08 45.8575
-34.05 34.05 34.05 34.05 43.148
+46.08 46.08 46.08 46.08 42.7134
+34.05 34.05 34.05 34.05 39.0492
 EOD
 set xrange [0:52.992]
 set yrange [0:52.992]

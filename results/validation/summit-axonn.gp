@@ -4,10 +4,10 @@ set title 'summit-axonn: AxoNN (pipeline + data) weak scaling on Summit, % of pe
 set key top left
 set grid
 $data << EOD
-48 51.5 49 54 59.1211
-96 51.5 49 54 57.068
-192 51.5 49 54 55.8985
-384 51.5 49 54 53.9461
+48 51.5 49 54 56.001
+96 51.5 49 54 54.9753
+192 51.5 49 54 52.8339
+384 51.5 49 54 49.9761
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -52,7 +52,7 @@ TEST_F(Files, SuiteErrorsNameFileAndPath) {
 
 TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   const auto path = write("p.json", R"({"machine": "localhost", "fit": {
-      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "half_gflop": 0.001}},
+      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 8, "operand_reuse": 2, "fixed_us": 3}},
       "launch_overhead_us": 2, "memory_GBps": 40, "collective_step_us": 50, "link_GBps": 4,
       "compute_slowdown_communicating": 0.2, "overlapped_step_extra_us": 100,
       "message_cost": {"step_us": 30, "per_byte_ns": 0.05},
@@ -63,7 +63,9 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   pc::apply_profile(machine, path);
   EXPECT_DOUBLE_EQ(machine.node.device.peak_flops.at("fp32"), 0.1e12);
   EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").max_efficiency, 0.9);
-  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").half_flops, 1e6);
+  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").tile_overhead_k, 8);
+  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").operand_reuse, 2);
+  EXPECT_DOUBLE_EQ(machine.profile.gemm.at("fp32").fixed_seconds, 3e-6);
   EXPECT_DOUBLE_EQ(machine.profile.launch_overhead, 2e-6);
   EXPECT_DOUBLE_EQ(machine.node.device.hbm_bandwidth, 40e9);
   EXPECT_DOUBLE_EQ(machine.profile.collective_step, 50e-6);
@@ -77,7 +79,7 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   EXPECT_DOUBLE_EQ((machine.profile.gemm_seconds.at("fp32").at({256, 1024, 256, 1, 0, 1})), 0.0015);
 
   const auto bad = write("b.json", R"({"machine": "localhost", "fit": {
-      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "half_gflop": 0}},
+      "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 0, "operand_reuse": 0, "fixed_us": 0}},
       "launch_overhead_us": 2, "memory_GBps": 40, "collective_costs": [{"kind": "gossip", "step_us": 1, "per_byte_ns": 0}]}})");
   EXPECT_NE(error_of([&] { pc::apply_profile(machine, bad); }).find("b.json: fit.collective_costs[0].kind"),
             std::string::npos)

@@ -6,6 +6,7 @@
 #include "sim/collectives.hpp"
 #include "sim/cost_model.hpp"
 #include "topology/machine.hpp"
+#include "workloads/workload.hpp"
 
 namespace pw = paratwin::workloads;
 namespace ps = paratwin::sim;
@@ -37,18 +38,18 @@ TEST(CostModel, MeasuredGemmShapesAreTakenAsMeasured) {
   op.gemm = {256, 1024, 256, 1, false, true};
   op.flops = 2.0 * 256 * 1024 * 256;
   EXPECT_DOUBLE_EQ(model.compute_seconds(op), 1.5e-3);
-  op.gemm.trans_b = false;  // another shape: the curve
-  EXPECT_NEAR(model.compute_seconds(op), op.flops / (0.08e12 * 0.8) + machine.profile.launch_overhead, 1e-12);
+  op.gemm.trans_b = false;  // another shape: the GEMM model
+  EXPECT_DOUBLE_EQ(model.compute_seconds(op), model.gemm_timing(op).seconds + machine.profile.launch_overhead);
+  EXPECT_NE(model.compute_seconds(op), 1.5e-3);
   op.dtype = pw::Dtype::bf16;  // measured in fp32 only
   op.gemm.trans_b = true;
   EXPECT_NE(model.compute_seconds(op), 1.5e-3);
 }
 
-// A batched GEMM (attention's per-head products) is one kernel: the efficiency curve reads the whole
-// op's FLOPs, so 128 products of 1 GFLOP cost what one 128-GFLOP GEMM does (Perlmutter's A100 curve:
-// max efficiency 280/312 from seed 002, its half point from the machine file), not 128 times a
-// 1-GFLOP GEMM on the curve's low end.
-TEST(CostModel, ABatchedGemmIsPricedByItsWholeFlops) {
+// A batched GEMM (attention's per-head products) is one kernel: its entries' tiles share the waves, so
+// 128 products of 2048×2048×128 cost far less than 128 kernels of one product each (each of which
+// fills barely more than one wave of Perlmutter's 108 SMs), and no less than the FLOPs at peak.
+TEST(CostModel, ABatchedGemmSharesItsWaves) {
   const auto machine = paratwin::topology::resolve_machine("perlmutter");
   const ps::CostModel model(machine);
   pw::Op batched;
@@ -56,12 +57,40 @@ TEST(CostModel, ABatchedGemmIsPricedByItsWholeFlops) {
   batched.dtype = pw::Dtype::bf16;
   batched.gemm = {2048, 2048, 128, 128, false, true};
   batched.flops = 2.0 * 2048 * 2048 * 128 * 128;
-  pw::Op single = batched;
-  single.gemm = {2048, 2048, 128 * 128, 1, false, true};
-  EXPECT_DOUBLE_EQ(model.compute_seconds(batched), model.compute_seconds(single));
-  const double half = machine.profile.gemm.at("bf16").half_flops;
-  ASSERT_GT(half, 1e9);  // the curve matters at 1 GFLOP
-  const double peak = 312e12, f = batched.flops, eff = 280.0 / 312.0 * f / (f + half);
-  EXPECT_NEAR(model.compute_seconds(batched), f / (peak * eff) + machine.profile.launch_overhead,
-              1e-9 * model.compute_seconds(batched));
+  pw::Op one = batched;
+  one.gemm.batch = 1;
+  one.flops /= 128;
+  EXPECT_LT(model.compute_seconds(batched), 0.8 * 128 * model.compute_seconds(one));
+  EXPECT_GT(model.gemm_timing(batched).seconds, batched.flops / 312e12);
+  EXPECT_LT(model.gemm_timing(batched).waves, 128 * model.gemm_timing(one).waves);
+}
+
+// The framework profile's kernel_efficiency stretches every kernel (GEMM and memory-bound) but not
+// the launch overhead, and a workload's framework reaches the program the simulator runs.
+TEST(CostModel, FrameworkKernelEfficiencyStretchesKernels) {
+  const auto machine = paratwin::topology::resolve_machine("selene");
+  const ps::CostModel full(machine), stack(machine, 0.8);
+  pw::Op gemm;
+  gemm.kind = pw::OpKind::gemm;
+  gemm.dtype = pw::Dtype::fp16;
+  gemm.gemm = {4096, 4096, 4096, 1, false, false};
+  gemm.flops = 2.0 * 4096 * 4096 * 4096;
+  pw::Op softmax;
+  softmax.kind = pw::OpKind::elementwise;
+  softmax.bytes = 3e9;
+  softmax.flops = 5e8;
+  const double launch = machine.profile.launch_overhead;
+  for (const auto& op : {gemm, softmax})
+    EXPECT_NEAR(stack.compute_seconds(op) - launch, (full.compute_seconds(op) - launch) / 0.8, 1e-12);
+  const auto w = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/gpt-1.7b-selene-32.json");
+  EXPECT_EQ(w.framework.profile, "megatron-lm-2021");
+  EXPECT_LT(w.framework.kernel_efficiency, 1.0);
+  EXPECT_EQ(pw::builtin_framework("generic").kernel_efficiency, 1.0);
+}
+
+// NVLink ports run at the library's achievable share (NCCL rates an A100 NVLink at 20 of 25 GB/s);
+// host and NIC links keep theirs.
+TEST(Topology, DeviceLinksCarryTheLibraryShare) {
+  const auto machine = paratwin::topology::resolve_machine("selene");
+  EXPECT_DOUBLE_EQ(machine.profile.device_link_efficiency, 0.8);
 }

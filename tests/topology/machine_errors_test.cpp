@@ -56,7 +56,7 @@ json base() {
                     "local_GBps": 25, "global_GBps": 25},
       "note": "test"
     },
-    "profile": {"library": "nccl", "launch_overhead_us": 5, "gemm": {"bf16": {"half_gflop": 1}}}
+    "profile": {"library": "nccl", "launch_overhead_us": 5, "gemm": {"bf16": {"tile_overhead_k": 64, "operand_reuse": 8, "fixed_us": 2}}}
   })");
 }
 
@@ -116,7 +116,11 @@ TEST(MachineErrors, BasesAreValid) {
   EXPECT_DOUBLE_EQ(m.node.links[0].latency, 0.5e-6);
   EXPECT_DOUBLE_EQ(m.node.device.peak_flops.at("bf16"), 100e12);
   EXPECT_DOUBLE_EQ(m.profile.gemm.at("bf16").max_efficiency, 0.8);  // empirical / peak
-  EXPECT_DOUBLE_EQ(m.profile.gemm.at("bf16").half_flops, 1e9);
+  EXPECT_DOUBLE_EQ(m.profile.gemm.at("bf16").tile_overhead_k, 64);
+  EXPECT_DOUBLE_EQ(m.profile.gemm.at("bf16").operand_reuse, 8);
+  EXPECT_DOUBLE_EQ(m.profile.gemm.at("bf16").fixed_seconds, 2e-6);
+  EXPECT_EQ(m.node.device.compute_units, 1);  // not given: no waves
+  EXPECT_TRUE(m.node.device.gemm_tiles.empty());
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -269,6 +273,18 @@ TEST(MachineErrors, ValuesOutOfRange) {
   d = base();
   d["profile"]["gemm"]["bf16"]["max_efficiency"] = 1.5;
   EXPECT_TRUE(rejects(d, "profile.gemm.bf16.max_efficiency", "= 1.5 is out of range"));
+  d = base();
+  d["profile"]["gemm"]["bf16"]["half_gflop"] = 20;  // the size curve the shape model replaced
+  EXPECT_TRUE(rejects(d, "profile.gemm.bf16.half_gflop", "replaced by the GEMM shape model"));
+  d = base();
+  d["node"]["device"]["compute_units"] = 0;
+  EXPECT_TRUE(rejects(d, "node.device.compute_units", "= 0 is out of range"));
+  d = base();
+  d["node"]["device"]["gemm_tiles"] = json::array();
+  EXPECT_TRUE(rejects(d, "node.device.gemm_tiles", "is empty"));
+  d = base();
+  d["node"]["device"]["gemm_tiles"] = {{{"m", 128}}};
+  EXPECT_TRUE(rejects(d, "node.device.gemm_tiles[0].n", "missing"));
 }
 
 TEST(MachineErrors, UnknownTopologyKind) {
@@ -645,7 +661,9 @@ std::vector<std::string> differences(const Machine& a, const Machine& b) {
   bool gemm = a.profile.gemm.size() == b.profile.gemm.size();
   for (const auto& [dtype, g] : a.profile.gemm)
     gemm = gemm && b.profile.gemm.count(dtype) && b.profile.gemm.at(dtype).max_efficiency == g.max_efficiency &&
-           b.profile.gemm.at(dtype).half_flops == g.half_flops;
+           b.profile.gemm.at(dtype).tile_overhead_k == g.tile_overhead_k &&
+           b.profile.gemm.at(dtype).operand_reuse == g.operand_reuse &&
+           b.profile.gemm.at(dtype).fixed_seconds == g.fixed_seconds;
   field("profile.gemm", gemm);
   return out;
 }

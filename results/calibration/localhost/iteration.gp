@@ -2,13 +2,13 @@
 set terminal svg size 1000,520 dynamic font 'sans,12'
 set output 'iteration.svg'
 $D << EOD
-0 "tiny-dp\nDP" 162.246 158.723 178.918 169.225 "+4.3%"
-1 "cal-tp1d\nTP-1D" 183.702 181.298 189.271 188.393 "+2.6%"
-2 "cal-tp3d-x2\nTP-3D (x)" 183.361 180.64 187.548 180.25 "-1.7%"
-3 "cal-tp3d-z2\nTP-3D (z)" 211.375 209.276 213.079 194.739 "-7.9%"
-4 "tiny-pp-1f1b\nPP 1F1B" 183.695 180.295 194.403 182.824 "-0.5%"
-5 "tiny-pp-interleaved\nPP interleaved" 175.301 172.07 194.343 173.827 "-0.8%"
-6 "cal-moe-ted\nMoE TED" 172.218 166.698 185.267 170.716 "-0.9%"
+0 "tiny-dp\nDP" 177.723 174.515 194.114 182.558 "+2.7%"
+1 "cal-tp1d\nTP-1D" 200.475 195.435 217.365 197.988 "-1.2%"
+2 "cal-tp3d-x2\nTP-3D (x)" 200.19 193.615 204.255 194.024 "-3.1%"
+3 "cal-tp3d-z2\nTP-3D (z)" 225.494 222.249 236.577 225.383 "-0.0%"
+4 "tiny-pp-1f1b\nPP 1F1B" 202.808 198.231 208.384 197.098 "-2.8%"
+5 "tiny-pp-interleaved\nPP interleaved" 193.926 192.191 198.34 187.389 "-3.4%"
+6 "cal-moe-ted\nMoE TED" 186.731 179.404 189.644 185.176 "-0.8%"
 EOD
 set title 'Iteration time, predicted versus measured: suite localhost on localhost'
 set bmargin 5

@@ -2,13 +2,13 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 172.218 170.716
-1 "GEMM" 145.778 147.8
-2 "other compute" 12.2402 12.4947
-3 "all-reduce" 6.76513 8.92356
-4 "all-to-all" 3.31977 1.49696
-5 "exposed communication" 10.1992 10.4205
-6 "other idle" 0.176287 0
+0 "iteration" 186.731 185.176
+1 "GEMM" 163.047 163.099
+2 "other compute" 10.3437 13.526
+3 "all-reduce" 5.32457 6.69748
+4 "all-to-all" 7.4813 1.85387
+5 "exposed communication" 12.9338 8.55135
+6 "other idle" 0.180501 0
 EOD
 set title 'cal-moe-ted on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 183.702 188.393
-1 "GEMM" 151.716 141.046
-2 "other compute" 9.1373 11.8103
-3 "all-reduce" 26.319 35.537
-4 "exposed communication" 26.525 35.537
-5 "other idle" 0.212535 0
+0 "iteration" 200.475 197.988
+1 "GEMM" 159.558 156.527
+2 "other compute" 10.15 12.7742
+3 "all-reduce" 25.0603 28.6874
+4 "exposed communication" 25.419 28.6874
+5 "other idle" 0.238015 0
 EOD
 set title 'cal-tp1d on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 183.361 180.25
-1 "GEMM" 154.546 146.583
-2 "other compute" 9.03083 11.7978
-3 "all-reduce" 34.8745 34.1702
-4 "exposed communication" 17.4857 21.8689
-5 "other idle" 2.21888 0
+0 "iteration" 200.19 194.024
+1 "GEMM" 169.361 163.61
+2 "other compute" 10.4149 12.7606
+3 "all-reduce" 38.7006 32.6427
+4 "exposed communication" 18.5178 17.6538
+5 "other idle" 1.67899 0
 EOD
 set title 'cal-tp3d-x2 on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

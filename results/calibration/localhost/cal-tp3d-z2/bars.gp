@@ -2,13 +2,13 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 211.375 194.739
-1 "GEMM" 169.127 167.856
-2 "other compute" 7.28651 11.1476
-3 "reduce-scatter" 38.4204 32.6997
-4 "all-gather" 54.0978 39.5882
-5 "exposed communication" 23.6047 15.7359
-6 "other idle" 11.3075 0
+0 "iteration" 225.494 225.383
+1 "GEMM" 199.492 195.749
+2 "other compute" 8.704 13.4938
+3 "reduce-scatter" 37.6824 39.9508
+4 "all-gather" 54.3237 54.2422
+5 "exposed communication" 20.1175 16.1407
+6 "other idle" 8.17073 0
 EOD
 set title 'cal-tp3d-z2 on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

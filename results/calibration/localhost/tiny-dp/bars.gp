@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 162.246 169.225
-1 "GEMM" 143.028 146.009
-2 "other compute" 8.55985 11.1213
-3 "all-reduce" 8.17892 12.0948
-4 "exposed communication" 8.19615 12.0948
-5 "other idle" 0.147999 0
+0 "iteration" 177.723 182.558
+1 "GEMM" 156.828 161.494
+2 "other compute" 9.49198 12.0394
+3 "all-reduce" 8.31515 9.02397
+4 "exposed communication" 8.33569 9.02397
+5 "other idle" 0.16484 0
 EOD
 set title 'tiny-dp on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 183.695 182.824
-1 "GEMM" 152.549 146.926
-2 "other compute" 8.25107 9.36973
-3 "point-to-point" 173.585 156.474
-4 "bubble" 26.1934 19.6821
-5 "other idle" 0.925231 0
+0 "iteration" 202.808 197.098
+1 "GEMM" 162.637 158.265
+2 "other compute" 7.88989 10.1296
+3 "point-to-point" 179.505 168.561
+4 "bubble" 24.1591 21.3061
+5 "other idle" 0.809605 0
 EOD
 set title 'tiny-pp-1f1b on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -2,12 +2,12 @@
 set terminal svg size 1000,480 dynamic font 'sans,12'
 set output 'bars.svg'
 $D << EOD
-0 "iteration" 175.301 173.827
-1 "GEMM" 146.287 146.926
-2 "other compute" 7.21217 9.36973
-3 "point-to-point" 298.848 288.306
-4 "bubble" 13.9524 14.0891
-5 "other idle" 1.24837 0
+0 "iteration" 193.926 187.389
+1 "GEMM" 167.578 158.265
+2 "other compute" 8.7073 10.1296
+3 "point-to-point" 345.511 310.482
+4 "bubble" 15.7214 15.2761
+5 "other idle" 2.39965 0
 EOD
 set title 'tiny-pp-interleaved on 2 ranks of localhost: predicted versus measured, per rank'
 set ylabel 'milliseconds'

@@ -1,0 +1,71 @@
+#pragma once
+// How long one GEMM kernel runs on a device, from its shape rather than from its FLOPs alone.
+// After NVIDIA, "Matrix Multiplication Background User's Guide" (DU-09799-001, 2023), §2-3: a GEMM
+// library cuts each m×n output (per batch entry) into tiles of one thread block each (§2.3: 256×128,
+// 128×256, 128×128, 256×64, 64×256, 128×64, 64×128, 64×64 in cuBLAS); the blocks run in waves of one
+// block per compute unit (SM, CU), so a partly filled last wave costs a whole one (§3.2, wave
+// quantization) and a tile that overhangs the matrix computes its padding (§3.1, tile quantization);
+// each block walks K in steps after a fixed prologue and before an epilogue; larger tiles reuse each
+// loaded operand over more FLOPs; and a GEMM of low arithmetic intensity is bound by memory, not math
+// (§2: intensity = FLOPs / bytes against the device's FLOP:byte ratio). The library picks the tile (and
+// the split of K over blocks, when too few tiles fill the device) that runs fastest; so does the model.
+// CPU BLAS libraries first copy A and B into buffers in the kernel's tile order ("packing", Goto and
+// van de Geijn, "Anatomy of High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, §5-6), a
+// pass over both operands that does not overlap the main loop; GPU libraries load operands straight
+// into shared memory, overlapped (no packing).
+#include <cstdint>
+#include <vector>
+
+namespace paratwin::topology {
+
+struct GemmTile {
+  int64_t m = 0, n = 0;
+  bool operator==(const GemmTile&) const = default;
+};
+
+// The tiles of cuBLAS (guide §2.3); rocBLAS's Tensile macro tiles span the same range.
+const std::vector<GemmTile>& default_gemm_tiles();
+
+// Per dtype, what a machine's GEMM library reaches (fitted by `paratwin calibrate micro`, or sourced).
+struct GemmModel {
+  // Main-loop rate of a full wave of the largest tiles, as a fraction of the dtype's peak (a large
+  // square GEMM runs at max_efficiency · K / (K + tile_overhead_k)).
+  double max_efficiency = 1.0;
+  // A tile's prologue (first operand loads) and epilogue (writing the tile), in steps of K it costs.
+  double tile_overhead_k = 0;
+  // Operand reuse: a Tm×Tn tile's main loop runs at (1 + r(1/Tm₀ + 1/Tn₀)) / (1 + r(1/Tm + 1/Tn)) of the
+  // largest tile's (Tm₀×Tn₀) rate, r this value in elements: loads per FLOP grow as tiles shrink.
+  double operand_reuse = 0;
+  // A kernel's own fixed time beyond its waves (grid start, the first loads' latency, the drain),
+  // seconds; the call's launch overhead is the profile's, apart.
+  double fixed_seconds = 0;
+  // Bytes/s at which the library packs A and B before the main loop (m·k + k·n elements per batch
+  // entry, serially); 0: operands are not packed.
+  double packing_bandwidth = 0;
+};
+
+// The device as the GEMM model sees it.
+struct GemmDevice {
+  double peak_flops = 0;         // of the dtype
+  int64_t compute_units = 1;     // SMs, CUs; 1 for a CPU rank's core
+  double memory_bandwidth = 0;   // bytes/s
+  double bytes_per_element = 2;  // of the dtype
+  std::vector<GemmTile> tiles;   // empty: default_gemm_tiles()
+};
+
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+struct GemmTiming {
+  double seconds = 0;       // the kernel alone: launch overhead not included
+  double main_seconds = 0;  // of which the waves of tiles, inversely proportional to max_efficiency
+  GemmTile tile;            // the tile chosen
+  int64_t split_k = 1;      // blocks sharing one tile's K
+  int64_t waves = 0;
+  bool memory_bound = false;
+};
+
+GemmTiming gemm_timing(const GemmShape& shape, const GemmDevice& device, const GemmModel& model);
+
+}  // namespace paratwin::topology
