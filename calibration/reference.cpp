@@ -121,6 +121,16 @@ ReferenceSuite load_reference_suite(const std::string& path) {
           p.fail("workload", "= \"" + file + "\": no such file (" + point.workload + ")");
         point.machine = p.string("machine");
         point.best_configuration = p.choice("configuration", {"as_written", "best"}, "as_written") == "best";
+        for (JsonReader s : p.objects("sensitivity")) {
+          Sensitivity alt;
+          alt.key = s.string("key");
+          if (alt.key.find('.') == std::string::npos)
+            s.fail("key", "= \"" + alt.key + "\": give a dotted path into the workload, e.g. training.global_batch");
+          alt.values = s.number_list("values", -1e15, 1e15);
+          if (alt.values.empty()) s.fail("values", "must list at least one alternative value");
+          s.finish();
+          point.sensitivity.push_back(std::move(alt));
+        }
       }
       if (is_machine_file(point.machine)) {
         const std::string file = point.machine;

@@ -20,6 +20,13 @@ struct ReferenceCollective {
   std::string library, versus;
 };
 
+// A value the source does not publish and the workload assumes: the point is also predicted with each
+// alternative, and the predictions' spread is reported beside the error (validate only).
+struct Sensitivity {
+  std::string key;  // dotted path into the workload JSON, e.g. "training.global_batch"
+  std::vector<double> values;
+};
+
 struct ReferencePoint {
   std::string label;
   std::string workload;  // resolved path; empty for collective points
@@ -35,6 +42,7 @@ struct ReferencePoint {
   // A machine profile parameter was fitted to this point (named in its note): its error says how well
   // the fit went, not how well paratwin predicts, and the headline also gives the error without it.
   bool calibration = false;
+  std::vector<Sensitivity> sensitivity;
 };
 
 struct ReferenceSuite {

@@ -74,7 +74,7 @@ std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow
 std::string validation_csv(const std::vector<ValidationRow>& rows) {
   std::ostringstream o;
   o << "suite,label,machine,gpus,metric,end_to_end,published,range_low,range_high,model,predicted,error_percent,"
-       "analytical,versus_analytical_percent,iteration_s,configuration,fits,error\n";
+       "analytical,versus_analytical_percent,iteration_s,configuration,fits,error,predicted_low,predicted_high\n";
   for (const auto& r : rows) {
     const auto& p = *r.point;
     o << csv_field(r.suite->name) << ',' << csv_field(p.label) << ',' << csv_field(p.machine) << ',' << r.gpus << ','
@@ -86,7 +86,9 @@ std::string validation_csv(const std::vector<ValidationRow>& rows) {
       << (r.analytical ? fixed_number(*r.analytical) : "") << ','
       << (r.versus_analytical() ? formatted(100 * *r.versus_analytical(), "%.2f") : "") << ','
       << (r.predicted ? fixed_number(r.iteration) : "") << ',' << csv_field(r.configuration) << ','
-      << (r.fits ? "true" : "false") << ',' << csv_field(r.error) << '\n';
+      << (r.fits ? "true" : "false") << ',' << csv_field(r.error) << ','
+      << (r.predicted_range ? fixed_number((*r.predicted_range)[0]) : "") << ','
+      << (r.predicted_range ? fixed_number((*r.predicted_range)[1]) : "") << '\n';
   }
   return o.str();
 }
@@ -112,7 +114,9 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
         "Analytical: the closed-form model's prediction of the same configuration; versus analytical = (predicted − "
         "analytical) / analytical. "
         "Each suite has one machine; its `assumptions` say what the seed does not publish. Points marked "
-        "(calibration) had a machine profile parameter fitted to them (their note says which).\n\n";
+        "(calibration) had a profile parameter fitted to them (their note says which). A prediction followed by "
+        "(low–high) is the spread over the values the source does not publish and the point lists as sensitivity "
+        "(e.g. the batch size); the error is that of the assumed value.\n\n";
   md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
   for (const auto& suite : suites) {
     const auto set = suite_rows(rows, suite);
@@ -136,9 +140,10 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     for (const auto* r : set) {
       md << "| " << r->point->label << (r->point->calibration ? " (calibration)" : "") << " | " << r->gpus << " | "
          << r->configuration << " | " << published_text(*r->point) << " | "
-         << (r->predicted ? num(*r->predicted) : "failed: " + r->error) << (r->fits ? "" : " (does not fit)") << " | "
-         << (r->predicted ? pct(r->relative_error()) + " %" : "") << " | " << r->model << " | "
-         << (r->analytical ? num(*r->analytical) : "") << " | "
+         << (r->predicted ? num(*r->predicted) : "failed: " + r->error)
+         << (r->predicted_range ? " (" + num((*r->predicted_range)[0]) + "–" + num((*r->predicted_range)[1]) + ")" : "")
+         << (r->fits ? "" : " (does not fit)") << " | " << (r->predicted ? pct(r->relative_error()) + " %" : "")
+         << " | " << r->model << " | " << (r->analytical ? num(*r->analytical) : "") << " | "
          << (r->versus_analytical() ? pct(*r->versus_analytical()) + " %" : "") << " |\n";
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Predicted versus published (`paratwin validate`) and the regression baselines of predicted scaling
 // (`paratwin baseline`): the rows, their statistics, the reports and the baseline files.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ struct ValidationRow {
   // The analytical model's prediction of the same point and configuration, in the suite's metric: the
   // reference a simulated point is compared with (for an analytical row, its own prediction).
   std::optional<double> analytical;
+  // The lowest and highest prediction over the assumed value and the point's sensitivity alternatives.
+  std::optional<std::array<double, 2>> predicted_range;
   double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
   // (predicted − analytical) / analytical; none unless both exist and the prediction is not itself analytical.
   std::optional<double> versus_analytical() const {

@@ -115,6 +115,8 @@ std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, co
       r.error = p.value("error", "failed");
     }
     r.analytical = analytical_value(r, p);
+    if (p.contains("range") && p["range"].is_array())
+      r.predicted_range = std::array<double, 2>{p["range"][0].get<double>(), p["range"][1].get<double>()};
     rows.push_back(std::move(r));
   }
   return rows;
@@ -135,10 +137,14 @@ void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<Val
       const auto versus = r->versus_analytical();
       const std::string versus_text = versus ? formatted(100 * *versus, "%+.1f") + "%" : "";
       if (r->predicted)
-        std::printf("  %-44s %7lld %-10s %12s %12s %8s%% %12s %9s%s\n", p.label.substr(0, 44).c_str(),
+        std::printf("  %-44s %7lld %-10s %12s %12s %8s%% %12s %9s%s%s\n", p.label.substr(0, 44).c_str(),
                     static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(),
                     formatted(*r->predicted, "%.4g").c_str(), formatted(100 * r->relative_error(), "%+.1f").c_str(),
-                    analytical.c_str(), versus_text.c_str(), r->fits ? "" : "  (does not fit in memory)");
+                    analytical.c_str(), versus_text.c_str(), r->fits ? "" : "  (does not fit in memory)",
+                    r->predicted_range ? ("  assumed values give " + formatted((*r->predicted_range)[0], "%.4g") + "-" +
+                                          formatted((*r->predicted_range)[1], "%.4g"))
+                                             .c_str()
+                                       : "");
       else
         std::printf("  %-44s %7lld %-10s %12s %12s %9s %12s %9s  %s\n", p.label.substr(0, 44).c_str(),
                     static_cast<long long>(r->gpus), r->model.c_str(), published.c_str(), "failed", "",
@@ -365,6 +371,7 @@ int run_validate(const ValidateArgs& a) {
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
+  options.sensitivity = true;
   std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
   const auto rows = to_rows(suites, gpus, tasks, predict_points(suites, tasks, options));
   print_rows(suites, rows);

@@ -1,5 +1,7 @@
 #include "cli/validate_predict.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -8,6 +10,8 @@
 #include "cli/simulation_run.hpp"
 #include "cli/sweep_children.hpp"
 #include "cli/sweep_point.hpp"
+#include "common/json_file.hpp"
+#include "common/report_text.hpp"
 #include "sim/analytical_collectives.hpp"
 #include "sim/analytical_model.hpp"
 #include "sim/collectives.hpp"
@@ -16,6 +20,7 @@
 #include "topology/machine.hpp"
 #include "topology/platform.hpp"
 #include "topology/topology.hpp"
+#include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::cli {
@@ -172,6 +177,61 @@ nlohmann::json analytical_side(const std::function<Prediction(const std::string&
   }
 }
 
+// The workload JSON with the dotted `key` set to `value` (an integer where the value is whole).
+nlohmann::json with_value(nlohmann::json doc, const std::string& key, double value) {
+  nlohmann::json* node = &doc;
+  size_t start = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; start = dot + 1, dot = key.find('.', start)) {
+    const std::string part = key.substr(start, dot - start);
+    if (!node->is_object() || !node->contains(part))
+      throw std::invalid_argument("sensitivity key " + key + ": the workload has no " + key.substr(0, dot));
+    node = &(*node)[part];
+  }
+  if (!node->is_object()) throw std::invalid_argument("sensitivity key " + key + " does not name an object's member");
+  const std::string leaf = key.substr(start);
+  if (value == std::floor(value) && std::abs(value) < 9e15)
+    (*node)[leaf] = static_cast<int64_t>(value);
+  else
+    (*node)[leaf] = value;
+  return doc;
+}
+
+// The point predicted with each value its source does not publish (ReferencePoint::sensitivity).
+std::vector<double> sensitivity_values(const ReferenceSuite& suite, const ReferencePoint& point,
+                                       const topology::Machine& machine, const std::string& machine_ref,
+                                       const std::string& model, const PredictOptions& options) {
+  std::vector<double> values;
+  if (point.sensitivity.empty()) return values;
+  const auto doc =
+      parse_json<workloads::WorkloadError>(read_text_file<workloads::WorkloadError>(point.workload), point.workload);
+  for (const auto& s : point.sensitivity)
+    for (const double v : s.values) {
+      auto alt_doc = with_value(doc, s.key, v);
+      // A configuration the search re-chooses need only be valid: the written data size keeps
+      // the rank count, the micro-batch follows the batch.
+      if (point.best_configuration && s.key == "training.global_batch") {
+        const int64_t data = alt_doc["parallelism"]["data"].value("size", int64_t{1});
+        const auto batch = static_cast<int64_t>(v);
+        if (batch >= data && batch % data == 0) alt_doc["training"]["micro_batch"] = batch / data;
+      }
+      auto alt = workloads::parse_workload(alt_doc, point.workload + " with " + s.key + " = " + formatted(v, "%.6g"));
+      if (const auto it = options.kernel_efficiency.find(alt.framework.profile); it != options.kernel_efficiency.end())
+        alt.framework.kernel_efficiency = it->second;
+      if (point.best_configuration) alt = best_configuration(alt, machine);
+      // One SimGrid engine per process: each alternative in a child of its own.
+      ChildPool pool(1);
+      pool.start(
+          0, [&] { return nlohmann::json(predict_workload(suite.metric, alt, machine, machine_ref, model).value); });
+      const auto r = pool.wait(-1);
+      if (!r || !r->ok)
+        throw std::runtime_error(s.key + " = " + formatted(v, "%.6g") + ": " +
+                                 (r ? r->error : std::string("the prediction did not finish")));
+      const double value = r->value.get<double>();
+      values.push_back(value);
+    }
+  return values;
+}
+
 nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
                            const PredictOptions& options) {
   nlohmann::json row = {{"model", model},      {"value", nullptr}, {"iteration_s", nullptr},
@@ -195,7 +255,14 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
       predict = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, machine_ref, m); };
     }
     if (model != "analytical") row["analytical"] = analytical_side(predict);
+    // Before this process starts its own SimGrid engine, which a forked child must not inherit.
+    std::vector<double> values;
+    if (options.sensitivity) values = sensitivity_values(suite, point, machine, machine_ref, model, options);
     const auto p = predict(model);
+    if (!values.empty()) {
+      values.push_back(p.value);
+      row["range"] = {*std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())};
+    }
     row["value"] = p.value;
     row["iteration_s"] = p.iteration;
     row["fits"] = p.fits;

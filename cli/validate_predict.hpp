@@ -21,6 +21,8 @@ struct PredictOptions {
   // kernel_efficiency by framework profile, replacing the profile's value in every workload that uses
   // it (`validate --fit` tries values).
   std::map<std::string, double> kernel_efficiency;
+  // Also predict each point's sensitivity alternatives (validate; not the baselines).
+  bool sensitivity = false;
 };
 
 struct PredictionTask {
