@@ -346,7 +346,11 @@ int run_fit(const ValidateArgs& a) {
     if (loso_suites > 0)
       std::printf("  leave-one-suite-out mean over %zu suite(s): %.1f %%\n", loso_suites,
                   loso_sum / static_cast<double>(loso_suites));
-    if (a.write) {
+    if (a.write && framework == "generic") {
+      std::printf(
+          "  not written: generic stands for no particular stack on every machine; declare the workloads' "
+          "framework profile to fit one\n");
+    } else if (a.write) {
       write_profile(framework, after, a.fit_machine, fitted_after);
       std::printf("  wrote workloads/frameworks/%s.json\n", framework.c_str());
     } else {
