@@ -35,6 +35,12 @@ Framework parse_profile(const Builtin& b) {
     f.kernel_efficiency = k.number("value", std::nullopt, 1e-3, 1.0);
     f.source = k.string("source");
     k.finish();
+    if (r.has("optimizer_bytes_per_param")) {
+      JsonReader o = r.object("optimizer_bytes_per_param");
+      f.optimizer_bytes_per_param = o.number("value", std::nullopt, 1, 1e4);
+      o.string("source");
+      o.finish();
+    }
     r.finish();
     return f;
   } catch (const InputError& e) {
@@ -72,12 +78,16 @@ Framework read_framework(JsonReader r) {
     f.kernel_efficiency = r.number("kernel_efficiency", std::nullopt, 1e-3, 1.0);
     f.source = "set in the workload";
   }
+  if (r.has("optimizer_bytes_per_param"))
+    f.optimizer_bytes_per_param = r.number("optimizer_bytes_per_param", std::nullopt, 0, 1e4);
   r.finish();
   return f;
 }
 
 nlohmann::json to_json(const Framework& f) {
-  return {{"profile", f.profile}, {"kernel_efficiency", f.kernel_efficiency}};
+  return {{"profile", f.profile},
+          {"kernel_efficiency", f.kernel_efficiency},
+          {"optimizer_bytes_per_param", f.optimizer_bytes_per_param}};
 }
 
 }  // namespace paratwin::workloads

@@ -18,6 +18,10 @@ struct Framework {
   // memory-bound kernels) that this stack's kernels sustain inside a training iteration.
   double kernel_efficiency = 1.0;
   std::string source;  // where kernel_efficiency comes from (sourced, or the points it was fitted to)
+  // Bytes the optimizer step moves per parameter it updates, when the stack's optimizer makes more
+  // passes than one fused Adam (e.g. Megatron-LM's fp16 optimizer: grad copy, unscale, norm, Adam,
+  // parameter copy); 0: the fused Adam's own traffic (workloads/arithmetic.hpp).
+  double optimizer_bytes_per_param = 0;
 };
 
 std::vector<std::string> builtin_framework_names();

@@ -219,7 +219,9 @@ class StageLowering {
     e_.layer = kLayerNone;
     for (uint32_t id : synced_) e_.wait(id);
     for (uint32_t id : e_.deferred) e_.wait(id);
-    const double traffic = optimizer_bytes_per_param(c_.w.training) * shard;
+    const double per_param = c_.w.framework.optimizer_bytes_per_param > 0 ? c_.w.framework.optimizer_bytes_per_param
+                                                                          : optimizer_bytes_per_param(c_.w.training);
+    const double traffic = per_param * shard;
     if (c_.w.training.offload_optimizer) {
       // AxoNN (seed 002 §3.3.2): fp32 weights and Adam state stream in from host memory bucket by
       // bucket; the updated state streams back.
