@@ -68,9 +68,7 @@ topology::GemmModel linear_fit(const std::vector<GemmSample>& samples, const top
     const auto t = topology::gemm_timing(s.shape, device, {efficiency_guess, k0, r, 0, 0});
     const double main = t.main_seconds * efficiency_guess;  // at max_efficiency 1
     const double other = t.seconds - t.main_seconds;
-    const double packed = device.bytes_per_element *
-                          static_cast<double>(s.shape.m * s.shape.k + s.shape.k * s.shape.n) *
-                          static_cast<double>(s.shape.batch);
+    const double packed = topology::cpu_traffic(s.shape, device).packed_from_cache;
     rows.push_back({main / s.seconds, 1 / s.seconds, packing ? packed / s.seconds : 0.0});
     rhs.push_back(1 - (launch + other) / s.seconds);
   }
@@ -189,6 +187,7 @@ void fit_profile_gemms(nlohmann::json& profile, const topology::Machine& machine
     device.memory_bandwidth = fit.at("memory_GBps").get<double>() * 1e9;
     device.bytes_per_element = dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
     device.tiles = machine.node.device.gemm_tiles;
+    device.cache_bytes = machine.node.device.gemm_cache;
     // Only CPU BLAS libraries pack their operands (topology/gemm_model.hpp): a device of one compute unit.
     const GemmModelFit g = fit_gemm_model(points, device, launch, device.compute_units == 1);
     fit["peak_tflops"][dtype] = device.peak_flops * g.peak_scale / 1e12;

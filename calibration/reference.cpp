@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "common/input_error.hpp"
@@ -105,6 +106,10 @@ ReferenceSuite load_reference_suite(const std::string& path) {
         point.range = std::array<double, 2>{r[0], r[1]};
         if (point.published < r[0] || point.published > r[1])
           p.fail("published", "must lie inside range (its midpoint, by convention)");
+      }
+      if (p.boolean("lower_bound", false)) {
+        if (point.range) p.fail("lower_bound", "a point has a range or a lower bound, not both");
+        point.range = std::array<double, 2>{point.published, std::numeric_limits<double>::infinity()};
       }
       point.where = p.string("where");
       point.note = p.string("note", "");

@@ -32,7 +32,7 @@ struct ReferencePoint {
   std::string workload;  // resolved path; empty for collective points
   std::string machine;   // built-in name, or a machine file path resolved against the reference file
   double published = 0;
-  std::optional<std::array<double, 2>> range;  // published as "low-high"
+  std::optional<std::array<double, 2>> range;  // published as "low-high"; "more than low": high is +inf
   std::string where, note;
   std::optional<ReferenceCollective> collective;
   // The seed does not publish the configuration and its authors chose it with a performance model:

@@ -27,8 +27,15 @@ double stored(double v) {
   return std::stod(fixed_number(v));
 }
 
+// A plot's bar and axis end at a lower bound's value.
+double upper_end(const ReferencePoint& p) {
+  return p.range && std::isfinite((*p.range)[1]) ? (*p.range)[1] : p.published;
+}
+
 std::string published_text(const ReferencePoint& p) {
-  return p.range ? num((*p.range)[0]) + "–" + num((*p.range)[1]) : num(p.published);
+  if (!p.range) return num(p.published);
+  if (std::isinf((*p.range)[1])) return "> " + num((*p.range)[0]);
+  return num((*p.range)[0]) + "–" + num((*p.range)[1]);
 }
 
 }  // namespace
@@ -80,7 +87,7 @@ std::string validation_csv(const std::vector<ValidationRow>& rows) {
     o << csv_field(r.suite->name) << ',' << csv_field(p.label) << ',' << csv_field(p.machine) << ',' << r.gpus << ','
       << to_string(r.suite->metric) << ',' << (r.suite->end_to_end ? "true" : "false") << ','
       << fixed_number(p.published) << ',' << (p.range ? fixed_number((*p.range)[0]) : "") << ','
-      << (p.range ? fixed_number((*p.range)[1]) : "") << ',' << r.model << ','
+      << (p.range && std::isfinite((*p.range)[1]) ? fixed_number((*p.range)[1]) : "") << ',' << r.model << ','
       << (r.predicted ? fixed_number(*r.predicted) : "") << ','
       << (r.predicted ? formatted(100 * r.relative_error(), "%.2f") : "") << ','
       << (r.analytical ? fixed_number(*r.analytical) : "") << ','
@@ -110,7 +117,8 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
   if (const auto kept = held_out(e2e); kept.size() < e2e.size())
     headline("end-to-end, without the points a profile parameter was fitted to", kept);
   headline("phases and collective speedups", other);
-  md << "\nError = (predicted − published) / published; for a published range, the distance to its nearest end. "
+  md << "\nError = (predicted − published) / published; for a published range, the distance to its nearest end; for a "
+        "lower bound (> value), the shortfall below it. "
         "Analytical: the closed-form model's prediction of the same configuration; versus analytical = (predicted − "
         "analytical) / analytical. "
         "Each suite has one machine; its `assumptions` say what the seed does not publish. Points marked "
@@ -160,7 +168,7 @@ std::string suite_plot_script(const ReferenceSuite& suite, const std::vector<con
   for (const auto* r : rows) {
     gpus.insert(r->gpus);
     lo = std::min(lo, r->point->range ? (*r->point->range)[0] : r->point->published);
-    hi = std::max(hi, r->point->range ? (*r->point->range)[1] : r->point->published);
+    hi = std::max(hi, upper_end(*r->point));
     if (r->predicted) {
       lo = std::min(lo, *r->predicted);
       hi = std::max(hi, *r->predicted);
@@ -173,8 +181,7 @@ std::string suite_plot_script(const ReferenceSuite& suite, const std::vector<con
   for (const auto* r : rows) {
     const auto& p = *r->point;
     gp << (curve ? std::to_string(r->gpus) : fixed_number(p.published)) << ' ' << fixed_number(p.published) << ' '
-       << fixed_number(p.range ? (*p.range)[0] : p.published) << ' '
-       << fixed_number(p.range ? (*p.range)[1] : p.published) << ' '
+       << fixed_number(p.range ? (*p.range)[0] : p.published) << ' ' << fixed_number(upper_end(p)) << ' '
        << (r->predicted ? fixed_number(*r->predicted) : "NaN") << '\n';
   }
   gp << "EOD\n";

@@ -59,7 +59,9 @@ void show_machine(const topology::Machine& m) {
   std::cout << "nodes " << m.network.nodes << " × " << d.count << " " << d.kind << " = " << m.total_devices()
             << " devices\n";
   std::cout << "device: " << d.memory / 1e9 << " GB at " << gbps(d.hbm_bandwidth) << ", " << d.compute_units
-            << " compute unit(s); peak";
+            << " compute unit(s)";
+  if (d.gemm_cache > 0) std::cout << ", GEMM blocks in a " << d.gemm_cache / (1024 * 1024) << " MiB cache";
+  std::cout << "; peak";
   for (const auto& [dtype, f] : d.peak_flops) std::cout << ' ' << dtype << ' ' << f / 1e12 << " TFLOP/s";
   if (!d.empirical_flops.empty()) {
     std::cout << "; measured GEMM";
@@ -116,6 +118,7 @@ void show_machine(const topology::Machine& m) {
     gd.memory_bandwidth = d.hbm_bandwidth;
     gd.bytes_per_element = dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
     gd.tiles = d.gemm_tiles;
+    gd.cache_bytes = d.gemm_cache;
     std::cout << "  GEMM " << dtype << ": main loop at " << g.max_efficiency * 100 << "% of peak, tile overhead "
               << g.tile_overhead_k << " K steps, operand reuse " << g.operand_reuse << ", fixed "
               << g.fixed_seconds * 1e6 << " us";

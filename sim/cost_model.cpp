@@ -26,6 +26,7 @@ CostModel::CostModel(const topology::Machine& machine, double kernel_efficiency)
     d.memory_bandwidth = machine.node.device.hbm_bandwidth;
     d.bytes_per_element = workloads::bytes_of(dtype);
     d.tiles = machine.node.device.gemm_tiles;
+    d.cache_bytes = machine.node.device.gemm_cache;
     if (const auto it = machine.profile.gemm.find(dtype_key(dtype)); it != machine.profile.gemm.end())
       gemm_models_[static_cast<size_t>(dtype)] = it->second;
   }

@@ -24,7 +24,24 @@ constexpr int64_t kSplits[] = {1, 2, 4, 8, 16};
 constexpr int64_t kMinSplitK = 128;  // no library splits K below a few main-loop steps per block
 constexpr double kPartialBytes = 4;  // fp32 partial sums, written and read once each
 
+// The share of an operand of `bytes` that does not fit in a cache of `cache` bytes.
+double spill(double bytes, double cache) {
+  return bytes > cache ? 1 - cache / bytes : 0;
+}
+
 }  // namespace
+
+CpuTraffic cpu_traffic(const GemmShape& s, const GemmDevice& d) {
+  const double e = d.bytes_per_element, batch = static_cast<double>(std::max<int64_t>(s.batch, 1));
+  const double a = e * static_cast<double>(s.m * s.k), b = e * static_cast<double>(s.k * s.n);
+  const double c = e * static_cast<double>(s.m * s.n);
+  if (d.cache_bytes <= 0 || d.memory_bandwidth <= 0) return {(a + b) * batch, 0};
+  const double cache = d.cache_bytes;
+  CpuTraffic t;
+  t.packed_from_cache = (a * (1 - spill(a, cache)) + b * (1 - spill(b, cache))) * batch;
+  t.memory_seconds = 2 * (a * spill(a, cache) + b * spill(b, cache) + c * spill(c, cache)) * batch / d.memory_bandwidth;
+  return t;
+}
 
 const std::vector<GemmTile>& default_gemm_tiles() {
   static const std::vector<GemmTile> tiles = {{256, 128}, {128, 256}, {128, 128}, {256, 64},
@@ -58,9 +75,9 @@ GemmTiming gemm_timing(const GemmShape& s, const GemmDevice& d, const GemmModel&
     }
   }
   best.seconds += g.fixed_seconds;
-  if (g.packing_bandwidth > 0)
-    best.seconds +=
-        d.bytes_per_element * static_cast<double>(m * k + k * n) * static_cast<double>(batch) / g.packing_bandwidth;
+  const CpuTraffic traffic = cpu_traffic(s, d);
+  if (g.packing_bandwidth > 0) best.seconds += traffic.packed_from_cache / g.packing_bandwidth;
+  best.seconds += traffic.memory_seconds;
   if (d.memory_bandwidth > 0) {
     const double bytes = d.bytes_per_element * static_cast<double>(m * k + k * n + m * n) * static_cast<double>(batch);
     if (const double memory = bytes / d.memory_bandwidth + g.fixed_seconds; memory > best.seconds) {

@@ -12,7 +12,11 @@
 // CPU BLAS libraries first copy A and B into buffers in the kernel's tile order ("packing", Goto and
 // van de Geijn, "Anatomy of High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008, §5-6), a
 // pass over both operands that does not overlap the main loop; GPU libraries load operands straight
-// into shared memory, overlapped (no packing).
+// into shared memory, overlapped (no packing). On a CPU core the blocks are sized to its cache (§6:
+// packed A in the L2): an operand larger than the cache is packed from memory, not from the cache
+// (read, and the packed copy written back), and an output larger than it is loaded and stored by the
+// micro-kernel around each K loop at memory speed, not overlapped with the FMAs (§5) — what makes
+// skinny products (a few columns, or a K of a few dozen) memory-bound on a CPU.
 #include <cstdint>
 #include <vector>
 
@@ -51,6 +55,7 @@ struct GemmDevice {
   double memory_bandwidth = 0;   // bytes/s
   double bytes_per_element = 2;  // of the dtype
   std::vector<GemmTile> tiles;   // empty: default_gemm_tiles()
+  double cache_bytes = 0;        // a CPU core's cache its GEMM blocks live in (L2); 0: no cache model
 };
 
 struct GemmShape {
@@ -67,5 +72,16 @@ struct GemmTiming {
 };
 
 GemmTiming gemm_timing(const GemmShape& shape, const GemmDevice& device, const GemmModel& model);
+
+// A CPU core's operand traffic around the main loop (device.cache_bytes > 0): the bytes of A and B it
+// packs from its cache (at the model's packing bandwidth), and the seconds of the rest at memory
+// bandwidth — the parts of A and B beyond the cache packed from memory (read and written back), and
+// of an output beyond the cache loaded and stored. Without a cache model: every packed byte, no
+// memory time.
+struct CpuTraffic {
+  double packed_from_cache = 0;  // bytes
+  double memory_seconds = 0;
+};
+CpuTraffic cpu_traffic(const GemmShape& shape, const GemmDevice& device);
 
 }  // namespace paratwin::topology

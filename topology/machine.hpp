@@ -28,6 +28,7 @@ struct DeviceSpec {
   double hbm_bandwidth = 0;                       // bytes/s
   int64_t compute_units = 1;                      // SMs, CUs: the GEMM model's waves (1: a CPU core)
   std::vector<GemmTile> gemm_tiles;               // the GEMM library's tiles (empty: cuBLAS's)
+  double gemm_cache = 0;                          // bytes: a CPU core's cache for its GEMM blocks (0: none)
 };
 
 struct HostSpec {

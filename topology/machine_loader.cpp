@@ -62,6 +62,7 @@ DeviceSpec read_device(JsonReader r) {
     if (d.gemm_tiles.empty())
       r.fail("gemm_tiles", "is empty: list the library's tiles, or leave the key out for cuBLAS's");
   }
+  d.gemm_cache = r.number("gemm_cache_MB", 0.0, 0, 1e6) * 1024 * 1024;
   annotations(r);
   r.finish();
   return d;

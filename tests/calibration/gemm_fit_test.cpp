@@ -70,6 +70,15 @@ double worst_error(const std::vector<pc::GemmSample>& samples, const pt::GemmDev
   return worst;
 }
 
+// How many of `samples` the model predicts within `tolerance` (relative).
+size_t within(const std::vector<pc::GemmSample>& samples, const pt::GemmDevice& d, const pc::GemmModelFit& f,
+              double launch, double tolerance) {
+  size_t n = 0;
+  for (const auto& s : samples)
+    if (std::abs(pc::predicted_seconds(s, d, f.model, launch) / s.seconds - 1) <= tolerance) ++n;
+  return n;
+}
+
 // The root-mean-square relative error of the model on `samples`.
 double rms_error(const std::vector<pc::GemmSample>& samples, const pt::GemmDevice& d, const pc::GemmModelFit& f,
                  double launch) {
@@ -122,9 +131,10 @@ TEST(GemmFit, RefusesTooFewOrBadSamples) {
 
 // OpenBLAS SGEMMs measured by `paratwin calibrate micro --backend cpu` on 2 ranks of this project's
 // 2-core machine (results/calibration/localhost/profiles/profile-2ranks.json): fitted to the sweep, the
-// model predicts the workloads' 52 shapes (batched attention products, transposed operands) at 12 % rms.
-// Not yet within 10 % each: skinny shapes (4 columns or a K of 4) run up to a third slower than the
-// model says, which knows no cache levels (the same shape measured twice differs by 25 % here).
+// model with the core's 1 MiB L2 predicts the workloads' 52 shapes (batched attention products,
+// transposed operands) at 10 % rms, 39 of them within 10 %. Not all: shapes of 128-256 that fit in the
+// L2 run 10-15 % faster than the sweep's large ones say, and the model knows no transposes (256×4×256
+// takes 17 µs, 23 µs with A transposed; the model 13 µs).
 TEST(GemmFit, CpuModelPredictsUnseenWorkloadShapes) {
   const auto profile =
       read_json(std::string(PARATWIN_SOURCE_DIR) + "/results/calibration/localhost/profiles/profile-2ranks.json");
@@ -138,11 +148,13 @@ TEST(GemmFit, CpuModelPredictsUnseenWorkloadShapes) {
   d.memory_bandwidth = profile["fit"]["memory_GBps"].get<double>() * 1e9;
   d.bytes_per_element = 4;
   d.tiles = machine.node.device.gemm_tiles;
+  d.cache_bytes = machine.node.device.gemm_cache;
   const double launch = profile["fit"]["launch_overhead_us"].get<double>() * 1e-6;
   const auto fit = pc::fit_gemm_model(s.sweep, d, launch, /*packing=*/true);
   d.peak_flops *= fit.peak_scale;
-  EXPECT_LT(rms_error(s.shapes, d, fit, launch), 0.12);
-  EXPECT_LT(worst_error(s.shapes, d, fit, launch), 0.35);
+  EXPECT_LT(rms_error(s.shapes, d, fit, launch), 0.11);
+  EXPECT_GE(within(s.shapes, d, fit, launch, 0.10), 36u) << "of " << s.shapes.size();
+  EXPECT_LT(worst_error(s.shapes, d, fit, launch), 0.45);
 }
 
 // cuBLAS GEMMs measured by `paratwin calibrate micro --backend cuda` on one H100 80GB

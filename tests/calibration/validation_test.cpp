@@ -106,6 +106,18 @@ TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
   EXPECT_DOUBLE_EQ(pc::relative_error(p, 59.4), (59.4 - 54) / 54);
 }
 
+TEST_F(Reference, ALowerBoundCountsOnlyAShortfall) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
+      "machine": "frontier", "published": 30, "lower_bound": true, "where": "more than 30x"})")));
+  const auto& p = s.points[0];
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 30), 0);
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 300), 0);
+  EXPECT_DOUBLE_EQ(pc::relative_error(p, 24), -0.2);
+  const auto both = write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier",
+      "published": 30, "range": [20, 40], "lower_bound": true, "where": "text"})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(both); }).find("points[0].lower_bound"), std::string::npos);
+}
+
 TEST_F(Reference, CollectivePointsReadTheirLibraries) {
   const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "c", "machine": "frontier",
       "published": 7, "where": "text", "collective": {"kind": "all_gather", "bytes": 1e9, "gpus": 2048,

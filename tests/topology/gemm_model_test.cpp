@@ -117,6 +117,35 @@ TEST(GemmModel, BatchEntriesShareWaves) {
   EXPECT_DOUBLE_EQ(many.seconds, one.seconds);
 }
 
+// A CPU core (Goto and van de Geijn §5-6): operands that fit in its cache are packed from it at the
+// packing bandwidth; the share of one beyond the cache is packed from memory (read and written back),
+// and an output beyond it is loaded and stored around the K loop, both at memory bandwidth and added.
+TEST(GemmModel, CpuOperandsBeyondTheCacheMoveAtMemorySpeed) {
+  pt::GemmDevice d;
+  d.peak_flops = 100e9;
+  d.memory_bandwidth = 25e9;
+  d.bytes_per_element = 4;
+  d.tiles = {{16, 4}};
+  d.cache_bytes = 1 << 20;
+  // 256 x 256 x 256 fp32: every operand 256 KiB, in the cache.
+  auto t = pt::cpu_traffic({256, 256, 256, 1}, d);
+  EXPECT_DOUBLE_EQ(t.packed_from_cache, 2 * 256.0 * 256 * 4);
+  EXPECT_DOUBLE_EQ(t.memory_seconds, 0);
+  // 1024 x 8 x 1024: A is 4 MiB, three quarters of it beyond the cache; B and C (32 KiB) fit.
+  t = pt::cpu_traffic({1024, 8, 1024, 1}, d);
+  const double a = 1024.0 * 1024 * 4, b = 1024.0 * 8 * 4;
+  EXPECT_DOUBLE_EQ(t.packed_from_cache, a / 4 + b);
+  EXPECT_DOUBLE_EQ(t.memory_seconds, 2 * a * 0.75 / 25e9);
+  // 1024 x 1024 x 32, 8 entries: the 4 MiB output of each entry spills; the operands (128 KiB) fit.
+  t = pt::cpu_traffic({1024, 1024, 32, 8}, d);
+  EXPECT_DOUBLE_EQ(t.memory_seconds, 8 * 2 * (1024.0 * 1024 * 4) * 0.75 / 25e9);
+  const pt::GemmModel g{1.0, 0, 0, 0, 10e9};
+  const auto with = pt::gemm_timing({1024, 8, 1024, 1}, d, g);
+  d.cache_bytes = 0;  // no cache model: every byte packed at the packing bandwidth, nothing more
+  const auto without = pt::gemm_timing({1024, 8, 1024, 1}, d, g);
+  EXPECT_NEAR(with.seconds - without.seconds, (a / 4 + b) / 10e9 + 2 * a * 0.75 / 25e9 - (a + b) / 10e9, 1e-12);
+}
+
 // The shipped machines against published large-GEMM rates (the kernel alone, as benchmarks report it):
 // - A100 (Perlmutter, 40 GB; Selene, 80 GB): cuBLAS bf16 32768² at 280 TFLOP/s, and AMD MI250X (one
 //   Frontier GCD): rocBLAS bf16 32768² at 125 TFLOP/s — "Optimizing Communication in Parallel Deep
