@@ -132,7 +132,9 @@ std::vector<Slot> stage_schedule(const ScheduleSpec& spec, int64_t stage) {
     case Schedule::one_f_one_b:
       return one_f_one_b(spec, spec.stages - stage - 1);
     case Schedule::interleaved:
-      return interleaved(spec, stage);
+      // One chunk per stage is no interleaving: Megatron-LM runs its plain 1F1B schedule unless virtual
+      // stages are given (its interleaved warm-up, 2(p − stage − 1), would hold twice the micro-batches).
+      return spec.chunks > 1 ? interleaved(spec, stage) : one_f_one_b(spec, spec.stages - stage - 1);
     case Schedule::axonn:
       return message_driven(spec)[stage];
   }

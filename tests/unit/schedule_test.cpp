@@ -42,6 +42,12 @@ TEST(Schedule, InterleavedMatchesFigure4Bottom) {
             "F5b B5b F6b B6b F7b B7b F8b B8b B5a B6a B7a B8a");
 }
 
+// With one chunk per stage the interleaved schedule is plain 1F1B, warm-up and all.
+TEST(Schedule, InterleavedWithOneChunkIsOneFOneB) {
+  for (int64_t s = 0; s < 4; ++s)
+    EXPECT_EQ(order(pw::Schedule::interleaved, s, 1), order(pw::Schedule::one_f_one_b, s));
+}
+
 TEST(Schedule, EverySlotOnceAndForwardBeforeBackward) {
   for (auto kind : {pw::Schedule::gpipe, pw::Schedule::one_f_one_b, pw::Schedule::interleaved, pw::Schedule::axonn}) {
     const int64_t chunks = kind == pw::Schedule::interleaved ? 2 : 1;
