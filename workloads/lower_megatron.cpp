@@ -160,6 +160,15 @@ class MegatronLowering final : public LayerLowering {
     if (sp_ && comm)
       e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name);
   }
+  // Sequence parallelism keeps only its shard of a column-parallel linear's input (the layer norm's
+  // output) for backward: Megatron-LM gathers it again for the weight-gradient GEMM, asynchronously,
+  // while the input-gradient GEMM runs (LinearWithGradAccumulationAndAsyncCommunication.backward in
+  // its megatron/core/tensor_parallel/layers.py), and waits for it before the weight gradient.
+  uint32_t input_regather(Emitter& e, const char* name) {
+    if (!sp_) return kNoOp;
+    return e.async(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name,
+                   {e.last_compute()});
+  }
   // f (backward): the all-reduce (reduce-scatter with SP) of the block's input gradient. With OAR
   // it runs during the weight-gradient GEMM and is waited for after it.
   uint32_t input_grad_reduce(Emitter& e, const char* ar_name, const char* rs_name) {
@@ -187,8 +196,10 @@ class MegatronLowering final : public LayerLowering {
     e.gemm("proj.dgrad", T_, h_ / t_, h_);
     e.gemm("proj.wgrad", h_ / t_, h_, T_, 1, true, false);
     attention_core_backward(e, T_, a_ / t_, h_ / a_, S_);
+    const uint32_t ag = input_regather(e, "ln1.bwd.all_gather");
     e.gemm("qkv.dgrad", T_, h_, 3 * h_ / t_);
     const uint32_t ar = input_grad_reduce(e, "attention.dgrad.all_reduce", "attention.dgrad.reduce_scatter");
+    e.wait(ag);
     e.gemm("qkv.wgrad", h_, 3 * h_ / t_, T_, 1, true, false);
     e.wait(ar);
     e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
@@ -212,8 +223,10 @@ class MegatronLowering final : public LayerLowering {
     e.gemm("fc2.wgrad", f_ / t_, h_, T_, 1, true, false);
     const double act = static_cast<double>(T_ * (f_ / t_));
     e.elementwise("gelu.bwd", 3 * act * c_.e, 10 * act);
+    const uint32_t ag = input_regather(e, "ln2.bwd.all_gather");
     e.gemm("fc1.dgrad", T_, h_, f_ / t_);
     const uint32_t ar = input_grad_reduce(e, "mlp.dgrad.all_reduce", "mlp.dgrad.reduce_scatter");
+    e.wait(ag);
     e.gemm("fc1.wgrad", h_, f_ / t_, T_, 1, true, false);
     e.wait(ar);
     e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());

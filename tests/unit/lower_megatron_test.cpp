@@ -55,8 +55,20 @@ TEST(LowerMegatron, SequenceParallelSwapsAllReduceForGatherAndScatter) {
   const auto& r = p.roles[0];
   for (auto ph : {pw::Phase::forward, pw::Phase::backward}) {
     EXPECT_EQ(count(r, pw::OpKind::all_reduce, ph, 2), 0);
-    EXPECT_EQ(count(r, pw::OpKind::all_gather, ph, 2), 2);
     EXPECT_EQ(count(r, pw::OpKind::reduce_scatter, ph, 2), 2);
+  }
+  EXPECT_EQ(count(r, pw::OpKind::all_gather, pw::Phase::forward, 2), 2);
+  // Backward gathers each block's output gradient, and again the layer norms' outputs that the QKV
+  // and fc1 weight gradients need (only the shards were kept), the latter beside the input-gradient GEMMs.
+  EXPECT_EQ(count(r, pw::OpKind::all_gather, pw::Phase::backward, 2), 4);
+  const auto regathers = ops_where(r, [](const pw::Op& op) {
+    const std::string name = op.name;
+    return op.layer == 2 && op.micro_batch == 0 && (name == "ln1.bwd.all_gather" || name == "ln2.bwd.all_gather");
+  });
+  ASSERT_EQ(regathers.size(), 2u);
+  for (const auto& op : regathers) {
+    EXPECT_NE(op.stream, pw::Stream::compute);
+    EXPECT_DOUBLE_EQ(op.bytes, 64.0 * 256 * 2);  // the whole s·b·h, gathered
   }
 }
 
