@@ -180,14 +180,10 @@ void fit_profile_gemms(nlohmann::json& profile, const topology::Machine& machine
   const double launch = fit.at("launch_overhead_us").get<double>() * 1e-6;
   fit["gemm"] = nlohmann::json::object();
   for (const auto& [dtype, points] : samples) {
-    topology::GemmDevice device;
     const auto peak = machine.node.device.peak_flops.find(dtype);
-    device.peak_flops = peak != machine.node.device.peak_flops.end() ? peak->second : 1e12;
-    device.compute_units = machine.node.device.compute_units;
-    device.memory_bandwidth = fit.at("memory_GBps").get<double>() * 1e9;
-    device.bytes_per_element = dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
-    device.tiles = machine.node.device.gemm_tiles;
-    device.cache_bytes = machine.node.device.gemm_cache;
+    const topology::GemmDevice device =
+        topology::gemm_device(machine.node.device, peak != machine.node.device.peak_flops.end() ? peak->second : 1e12,
+                              fit.at("memory_GBps").get<double>() * 1e9, topology::dtype_bytes(dtype));
     // Only CPU BLAS libraries pack their operands (topology/gemm_model.hpp): a device of one compute unit.
     const GemmModelFit g = fit_gemm_model(points, device, launch, device.compute_units == 1);
     fit["peak_tflops"][dtype] = device.peak_flops * g.peak_scale / 1e12;

@@ -112,13 +112,7 @@ void show_machine(const topology::Machine& m) {
   std::cout << "\n";
   // What the GEMM model makes of square GEMMs, so the parameters read as rates.
   for (const auto& [dtype, g] : m.profile.gemm) {
-    topology::GemmDevice gd;
-    gd.peak_flops = d.peak_flops.at(dtype);
-    gd.compute_units = d.compute_units;
-    gd.memory_bandwidth = d.hbm_bandwidth;
-    gd.bytes_per_element = dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
-    gd.tiles = d.gemm_tiles;
-    gd.cache_bytes = d.gemm_cache;
+    const auto gd = topology::gemm_device(d, d.peak_flops.at(dtype), d.hbm_bandwidth, topology::dtype_bytes(dtype));
     std::cout << "  GEMM " << dtype << ": main loop at " << g.max_efficiency * 100 << "% of peak, tile overhead "
               << g.tile_overhead_k << " K steps, operand reuse " << g.operand_reuse << ", fixed "
               << g.fixed_seconds * 1e6 << " us";

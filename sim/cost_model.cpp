@@ -20,13 +20,8 @@ CostModel::CostModel(const topology::Machine& machine, double kernel_efficiency)
       break;
     }
   for (const auto dtype : {workloads::Dtype::bf16, workloads::Dtype::fp16, workloads::Dtype::fp32}) {
-    auto& d = gemm_devices_[static_cast<size_t>(dtype)];
-    d.peak_flops = peak_flops(dtype);
-    d.compute_units = machine.node.device.compute_units;
-    d.memory_bandwidth = machine.node.device.hbm_bandwidth;
-    d.bytes_per_element = workloads::bytes_of(dtype);
-    d.tiles = machine.node.device.gemm_tiles;
-    d.cache_bytes = machine.node.device.gemm_cache;
+    gemm_devices_[static_cast<size_t>(dtype)] = topology::gemm_device(
+        machine.node.device, peak_flops(dtype), machine.node.device.hbm_bandwidth, workloads::bytes_of(dtype));
     if (const auto it = machine.profile.gemm.find(dtype_key(dtype)); it != machine.profile.gemm.end())
       gemm_models_[static_cast<size_t>(dtype)] = it->second;
   }

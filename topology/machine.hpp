@@ -157,6 +157,13 @@ struct Machine {
 
 const char* to_string(NetworkKind k);
 
+// The GEMM model's view of a machine's device for one dtype: its compute units, tiles and CPU cache from
+// the device, the rates from the caller (the peak and the memory bandwidth differ by dtype and by
+// whether they were measured).
+GemmDevice gemm_device(const DeviceSpec& device, double peak_flops, double memory_bandwidth, double bytes_per_element);
+// Bytes per element of a dtype named as in peak_tflops ("fp32", "tf32", "fp64"; the 16-bit ones 2).
+double dtype_bytes(const std::string& dtype);
+
 Machine parse_machine(const nlohmann::json& doc, const std::string& source);
 Machine parse_machine_text(const std::string& text, const std::string& source);
 Machine load_machine_file(const std::string& path);

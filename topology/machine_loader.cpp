@@ -321,6 +321,21 @@ int64_t Machine::nodes_per_group() const {
   return network.dragonfly.switches_per_group * network.dragonfly.nics_per_switch / nics_per_node();
 }
 
+GemmDevice gemm_device(const DeviceSpec& device, double peak_flops, double memory_bandwidth, double bytes_per_element) {
+  GemmDevice d;
+  d.peak_flops = peak_flops;
+  d.compute_units = device.compute_units;
+  d.memory_bandwidth = memory_bandwidth;
+  d.bytes_per_element = bytes_per_element;
+  d.tiles = device.gemm_tiles;
+  d.cache_bytes = device.gemm_cache;
+  return d;
+}
+
+double dtype_bytes(const std::string& dtype) {
+  return dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
+}
+
 Machine Machine::slice(int64_t nodes) const {
   if (nodes < 1 || nodes > network.nodes)
     throw MachineError(

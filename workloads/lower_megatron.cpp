@@ -68,18 +68,18 @@ class MegatronLowering final : public LayerLowering {
     e.elementwise("embedding", 2 * T_ * h_ * c_.e, T_ * h_);
     // Vocabulary-parallel embedding: each rank looks up its slice, an all-reduce completes it.
     if (sp_)
-      e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.reduce_scatter");
+      e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, activation_bytes(), "embedding.reduce_scatter");
     else
-      e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.all_reduce");
+      e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, activation_bytes(), "embedding.all_reduce");
   }
 
   void embedding_backward(Emitter& e) override {
-    if (sp_) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "embedding.all_gather");
+    if (sp_) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), "embedding.all_gather");
     e.elementwise("embedding.bwd", 2 * T_ * h_ * c_.e, T_ * h_);
   }
 
   void logits_forward(Emitter& e) override {
-    if (sp_) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, T_ * h_ * c_.e, "final_ln.all_gather");
+    if (sp_) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), "final_ln.all_gather");
     e.gemm("logits", T_, V_ / t_, h_);
     e.elementwise("cross_entropy", 2 * T_ * (V_ / t_) * 4.0, 5.0 * T_ * (V_ / t_));
   }
@@ -93,7 +93,7 @@ class MegatronLowering final : public LayerLowering {
   }
 
   double activation_message_bytes() const override {
-    const double full = static_cast<double>(T_ * h_) * c_.e;
+    const double full = activation_bytes();
     return (sp_ || c_.w.opt.scatter_gather) ? full / static_cast<double>(t_) : full;
   }
 
@@ -122,11 +122,11 @@ class MegatronLowering final : public LayerLowering {
   double comm_stash_bytes(int32_t layer) const override {
     if (!c_.w.opt.comm_aware_checkpointing) return 0;
     // CAC keeps the outputs of every collective of the layer's forward pass.
-    double bytes = 2.0 * static_cast<double>(T_ * h_) * c_.e;  // attention all-reduce output
+    double bytes = 2.0 * activation_bytes();  // attention all-reduce output
     if (c_.w.model.is_moe_layer(layer))
       bytes += (2.0 * dispatched_ + computed_) * static_cast<double>(h_) * c_.e;
     else
-      bytes += static_cast<double>(T_ * h_) * c_.e;
+      bytes += activation_bytes();
     return bytes;
   }
 
@@ -141,6 +141,9 @@ class MegatronLowering final : public LayerLowering {
   }
 
  private:
+  // Bytes of one micro-batch's whole activation (s·b·h values): what every tensor-parallel collective
+  // of a block moves.
+  double activation_bytes() const { return static_cast<double>(T_ * h_) * c_.e; }
   double rows() const {
     return sp_ ? static_cast<double>(T_ * h_) / static_cast<double>(t_) : static_cast<double>(T_ * h_);
   }
@@ -148,7 +151,7 @@ class MegatronLowering final : public LayerLowering {
   // g (forward): all-reduce of the block output, or reduce-scatter with sequence parallelism.
   void output_reduce(Emitter& e, bool comm, const char* ar_name, const char* rs_name) {
     if (!comm) return;
-    const double bytes = static_cast<double>(T_ * h_) * c_.e;
+    const double bytes = activation_bytes();
     if (sp_)
       e.blocking(OpKind::reduce_scatter, Stream::tensor, c_.tensor, bytes, rs_name);
     else
@@ -157,8 +160,7 @@ class MegatronLowering final : public LayerLowering {
   // The all-gather that sequence parallelism puts before a block (forward) or after its output's
   // gradient arrives (backward).
   void sequence_gather(Emitter& e, bool comm, const char* name) {
-    if (sp_ && comm)
-      e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name);
+    if (sp_ && comm) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), name);
   }
   // Sequence parallelism keeps only its shard of a column-parallel linear's input (the layer norm's
   // output) for backward: Megatron-LM gathers it again for the weight-gradient GEMM, asynchronously,
@@ -166,13 +168,12 @@ class MegatronLowering final : public LayerLowering {
   // its megatron/core/tensor_parallel/layers.py), and waits for it before the weight gradient.
   uint32_t input_regather(Emitter& e, const char* name) {
     if (!sp_) return kNoOp;
-    return e.async(OpKind::all_gather, Stream::tensor, c_.tensor, static_cast<double>(T_ * h_) * c_.e, name,
-                   {e.last_compute()});
+    return e.async(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), name, {e.last_compute()});
   }
   // f (backward): the all-reduce (reduce-scatter with SP) of the block's input gradient. With OAR
   // it runs during the weight-gradient GEMM and is waited for after it.
   uint32_t input_grad_reduce(Emitter& e, const char* ar_name, const char* rs_name) {
-    const double bytes = static_cast<double>(T_ * h_) * c_.e;
+    const double bytes = activation_bytes();
     const OpKind kind = sp_ ? OpKind::reduce_scatter : OpKind::all_reduce;
     const char* name = sp_ ? rs_name : ar_name;
     if (c_.w.opt.overlap_all_reduce) return e.async(kind, Stream::tensor, c_.tensor, bytes, name, {e.last_compute()});

@@ -59,6 +59,12 @@ Split samples_of(const nlohmann::json& profile, const std::string& dtype) {
   return s;
 }
 
+// The machine's device as a profile measured it: the memory bandwidth of its element-wise sweeps.
+pt::GemmDevice profiled_device(const nlohmann::json& profile, const pt::Machine& machine, const std::string& dtype) {
+  return pt::gemm_device(machine.node.device, machine.node.device.peak_flops.at(dtype),
+                         profile["fit"]["memory_GBps"].get<double>() * 1e9, pt::dtype_bytes(dtype));
+}
+
 // The largest relative error of the model on `samples`.
 double worst_error(const std::vector<pc::GemmSample>& samples, const pt::GemmDevice& d, const pc::GemmModelFit& f,
                    double launch) {
@@ -142,13 +148,7 @@ TEST(GemmFit, CpuModelPredictsUnseenWorkloadShapes) {
   const auto s = samples_of(profile, "fp32");
   ASSERT_GE(s.sweep.size(), 12u);
   ASSERT_GE(s.shapes.size(), 8u);
-  pt::GemmDevice d;
-  d.peak_flops = machine.node.device.peak_flops.at("fp32");
-  d.compute_units = machine.node.device.compute_units;
-  d.memory_bandwidth = profile["fit"]["memory_GBps"].get<double>() * 1e9;
-  d.bytes_per_element = 4;
-  d.tiles = machine.node.device.gemm_tiles;
-  d.cache_bytes = machine.node.device.gemm_cache;
+  auto d = profiled_device(profile, machine, "fp32");
   const double launch = profile["fit"]["launch_overhead_us"].get<double>() * 1e-6;
   const auto fit = pc::fit_gemm_model(s.sweep, d, launch, /*packing=*/true);
   d.peak_flops *= fit.peak_scale;
@@ -168,12 +168,7 @@ TEST(GemmFit, GpuModelPredictsUnseenWorkloadShapes) {
   const auto s = samples_of(profile, "bf16");
   ASSERT_GE(s.sweep.size(), 12u);
   ASSERT_GE(s.shapes.size(), 8u);
-  pt::GemmDevice d;
-  d.peak_flops = machine.node.device.peak_flops.at("bf16");
-  d.compute_units = machine.node.device.compute_units;
-  d.memory_bandwidth = profile["fit"]["memory_GBps"].get<double>() * 1e9;
-  d.bytes_per_element = 2;
-  d.tiles = machine.node.device.gemm_tiles;
+  const auto d = profiled_device(profile, machine, "bf16");
   const double launch = profile["fit"]["launch_overhead_us"].get<double>() * 1e-6;
   const auto fit = pc::fit_gemm_model(s.sweep, d, launch);
   EXPECT_LT(fit.rms_relative_error, 0.18);
