@@ -109,7 +109,12 @@ void show_machine(const topology::Machine& m) {
   }
   std::cout << "\nprofile: library " << m.profile.library << ", launch overhead " << m.profile.launch_overhead * 1e6
             << " us";
+  if (m.profile.collective_step > 0) std::cout << ", " << m.profile.collective_step * 1e6 << " us per collective step";
   std::cout << "\n";
+  if (const auto& n = m.profile.nccl)
+    std::cout << "  NCCL: tuning tables of v" << n->tuning << " (protocol and latency of each ring and tree), sm"
+              << n->compute_capability << ", " << n->cpu << " host, LL128 " << (n->ll128 ? "enabled" : "disabled")
+              << "\n";
   // What the GEMM model makes of square GEMMs, so the parameters read as rates.
   for (const auto& [dtype, g] : m.profile.gemm) {
     const auto gd = topology::gemm_device(d, d.peak_flops.at(dtype), d.hbm_bandwidth, topology::dtype_bytes(dtype));

@@ -202,7 +202,7 @@ double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind,
   if (algorithm == Algorithm::ring && kind != OpKind::broadcast && kind != OpKind::reduce) {
     // One aggregated step (fast fidelity): every ring edge carries its channels' shares; the step
     // lasts as long as the slowest edge.
-    const auto own = plan(kind, algorithm, shape.layout, 0, bytes, root, Fidelity::fast);
+    const auto own = step_costs_.plan(kind, algorithm, shape.layout, 0, bytes, root, Fidelity::fast);
     if (own.empty()) return 0;
     const Step& st = own.front();
     const auto orders = ring_orders(shape.layout);
@@ -222,7 +222,7 @@ double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind,
   // Other algorithms: a step ends when its slowest member is done, every member's transfers at their
   // own flows' share.
   std::vector<double> steps;
-  const auto plans = plan_group(kind, algorithm, shape.layout, bytes, root, Fidelity::fast);
+  const auto plans = step_costs_.plan_group(kind, algorithm, shape.layout, bytes, root, Fidelity::fast);
   for (int32_t me = 0; me < shape.layout.size(); ++me) {
     const auto& plan_of_me = plans[static_cast<size_t>(me)];
     if (steps.size() < plan_of_me.size()) steps.resize(plan_of_me.size(), 0);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/nccl_tuning.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
 #include "workloads/program.hpp"
@@ -62,6 +63,9 @@ struct Step {
   int extra_latencies = 0;  // path latencies (and library step costs) to add after the step (fast fidelity)
   double reduce_bytes = 0;  // received bytes this member reduces into its buffer at the end of the step
   double local_bytes = 0;   // device memory traffic of a local shuffle after the step (PCCL)
+  // Seconds the library adds to this step instead of the profile's collective_step (NCCL's protocol
+  // latency, spread over the steps; it stands for the hops' path latency too); < 0: the profile's.
+  double library_step = -1;
 };
 
 // What a library adds to the transfers of each algorithm step.
@@ -73,6 +77,8 @@ struct StepCosts {
   bool host_reductions = false;        // reductions on the CPU: 3 × bytes / host memory bandwidth
   double host_memory_bandwidth = 1;    // bytes/s
   double device_memory_bandwidth = 1;  // bytes/s, for local shuffles
+  // NCCL's tuning model (profile "nccl", library nccl): the protocol of each ring and tree.
+  std::optional<NcclHardware> nccl;
 
   // The machine profile's per-step cost; CPU reductions for the MPI libraries (seed 002 §6.1.3; GPU
   // libraries fuse them into the transfer).
@@ -82,7 +88,20 @@ struct StepCosts {
   // `computing`: the member's compute stream is busy, and a library that progresses on the compute
   // core (overlapped_step_extra > 0) advances its step only when the compute thread polls.
   double after_transfers(const Step& step, double path_latency, workloads::OpKind kind, bool computing = false) const;
+  // The algorithm's plan (sim::plan, plan_group) as this library runs it: with NCCL's tuning model,
+  // a ring's or tree's steps take the latency of the protocol NCCL picks for the group and size
+  // (library_step) and move that protocol's bytes (LL: 8 bytes per 4 of data and slower stores).
+  std::vector<Step> plan(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me,
+                         double bytes, int32_t root, Fidelity fidelity) const;
+  std::vector<std::vector<Step>> plan_group(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout,
+                                            double bytes, int32_t root, Fidelity fidelity) const;
+  // NCCL's choice for such a collective, when the model applies to it (else nullopt).
+  std::optional<NcclChoice> nccl_choice_for(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout,
+                                            double bytes) const;
 };
+
+// What NCCL's tuner knows of a machine whose profile names its tables (profile.nccl).
+NcclHardware nccl_hardware(const topology::Machine& machine);
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for
 // all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; the GPU

@@ -125,8 +125,8 @@ struct Shared {
         const int64_t rep = fold.active ? fold.rep[static_cast<size_t>(r)] : r;
         actor_of[static_cast<size_t>(r)] = number.emplace(rep, static_cast<int32_t>(number.size())).first->second;
       }
-      phases =
-          std::make_unique<PhasePlanner>(p, placement, t, layouts, std::move(actor_of), o.one_copy_of_replica_links);
+      phases = std::make_unique<PhasePlanner>(p, placement, t, layouts, step_costs, std::move(actor_of),
+                                              o.one_copy_of_replica_links);
       notices.assign(static_cast<size_t>(phases->actors()) * kStreams, nullptr);
     }
     for (int64_t r = 0; r < p.grid.size(); ++r) {
@@ -341,7 +341,7 @@ class RankActor {
     }
     const auto& grid = sh_.program.grid;
     const int32_t me = static_cast<int32_t>(grid.index_in_group(rank_, op.group));
-    f.steps = plan(op.kind, f.algorithm, *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
+    f.steps = sh_.step_costs.plan(op.kind, f.algorithm, *group.layout, me, op.bytes, op.root, sh_.options.fidelity);
     if (sh_.phased) f.ordinal = collectives_started_[{op.group, s}]++;
     post_step(s);
     compute_pace();

@@ -49,7 +49,8 @@ double NodeCollectives::seconds(int64_t rank, const workloads::Op& op, Algorithm
                                    op.root, placement_.device_of(rank) / topology_.machine().devices_per_node());
   const auto it = seconds_.find(key);
   if (it != seconds_.end()) return it->second;
-  const auto steps = plan(op.kind, algorithm, layouts_.of(rank, op.group), me, op.bytes, op.root, Fidelity::fast);
+  const auto steps =
+      costs_.plan(op.kind, algorithm, layouts_.of(rank, op.group), me, op.bytes, op.root, Fidelity::fast);
   const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
   const double ring_bw = rings ? ring_bandwidth(rank, op.group) : 0;
   const int64_t device = placement_.device_of(rank);

@@ -17,12 +17,13 @@ int64_t PhaseFlows::transfers() const {
 }
 
 PhasePlanner::PhasePlanner(const workloads::Program& program, const workloads::PlacementMap& placement,
-                           const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of,
-                           bool one_copy_of_replica_links)
+                           const topology::Topology& topology, GroupLayouts& layouts, const StepCosts& costs,
+                           std::vector<int32_t> actor_of, bool one_copy_of_replica_links)
     : program_(program),
       placement_(placement),
       topology_(topology),
       layouts_(layouts),
+      costs_(costs),
       actor_of_(std::move(actor_of)),
       pipe_axis_(program.grid.axis_index("pipe")) {
   for (size_t r = 0; r < actor_of_.size(); ++r) {
@@ -232,7 +233,7 @@ const std::vector<PhaseFlows>& PhasePlanner::collective(int32_t component, AxisM
       const int64_t first = grid.group_member(rank, mask, 0);
       if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
       firsts.push_back(first);
-      const auto plans = plan_group(kind, algorithm, layouts_.of(rank, mask), bytes, root, Fidelity::fast);
+      const auto plans = costs_.plan_group(kind, algorithm, layouts_.of(rank, mask), bytes, root, Fidelity::fast);
       if (per_step.empty() && !plans.empty()) per_step.resize(plans.front().size());
       for (size_t me = 0; me < plans.size(); ++me) {
         if (plans[me].size() != per_step.size())

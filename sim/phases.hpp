@@ -52,9 +52,10 @@ class PhasePlanner {
  public:
   // `actor_of`: per rank, the actor standing for it; all references must outlive this object.
   // `one_copy_of_replica_links`: see replica_node_.
+  // `costs`: the library's plans (sim::StepCosts::plan_group: protocol bytes).
   PhasePlanner(const workloads::Program& program, const workloads::PlacementMap& placement,
-               const topology::Topology& topology, GroupLayouts& layouts, std::vector<int32_t> actor_of,
-               bool one_copy_of_replica_links = true);
+               const topology::Topology& topology, GroupLayouts& layouts, const StepCosts& costs,
+               std::vector<int32_t> actor_of, bool one_copy_of_replica_links = true);
   // Whether phases list one copy of the replicas' own links (actors stand for every replica).
   bool folds_replica_links() const { return folds_replicas_; }
 
@@ -89,6 +90,7 @@ class PhasePlanner {
   const workloads::PlacementMap& placement_;
   const topology::Topology& topology_;
   GroupLayouts& layouts_;
+  const StepCosts& costs_;
   std::vector<int32_t> actor_of_;
   std::vector<std::vector<int64_t>> ranks_of_;
   int pipe_axis_;

@@ -78,14 +78,17 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
   const double m = *std::max_element(per_node.begin(), per_node.end());
   const double latency = nodes > 1 ? inter_latency_ : intra_latency_;
   const double step = costs_.collective_step + latency;
-  const auto over = [](double b, double bw) { return bw > 0 ? b / bw : 0.0; };
+  // With NCCL's tables: the latency of the protocol NCCL picks, and its share of the bandwidth.
+  const auto nccl = costs_.nccl_choice_for(kind, algorithm, layout, bytes);
+  const double share = nccl ? nccl->bandwidth_share : 1.0;
+  const auto over = [share](double b, double bw) { return bw > 0 ? b / (bw * share) : 0.0; };
   if (algorithm == Algorithm::ring) {
     // Every step waits for its slowest edge; the channels' rings leave each node through their own
     // members, as many NICs at once as there are channels.
     const double channels = std::max<size_t>(1, layout.channel_offsets.size());
     const double moved = 2 * (p - 1) / p * bytes;
     const bool plateau = nodes > 1 && bytes >= p / 16 * 65536;
-    double seconds = 2 * (p - 1) * step * (plateau ? kRingPlateau : 1.0);
+    double seconds = nccl ? nccl->latency : 2 * (p - 1) * step * (plateau ? kRingPlateau : 1.0);
     double slowest = 0;
     if (m > 1) slowest = std::max(slowest, over(moved, intra_bandwidth_));
     if (nodes > 1) slowest = std::max(slowest, over(moved, inter_bandwidth_ * std::min<double>(channels, nics_)));
@@ -97,7 +100,8 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
   for (int32_t span = 1; span < nodes; span *= 2) ++depth;
   const double phase =
       std::max(m > 1 ? over(bytes / 2, tree_chain_bandwidth_) : 0.0, nodes > 1 ? over(bytes, inter_bandwidth_) : 0.0);
-  return 2 * (depth + m - 1) * step + 2 * phase / (kTreeBandwidthShare * tree_correction(bytes));
+  const double tree_latency = nccl ? nccl->latency : 2 * (depth + m - 1) * step;
+  return tree_latency + 2 * phase / (kTreeBandwidthShare * tree_correction(bytes));
 }
 
 Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {

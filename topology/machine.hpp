@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,15 @@ struct ProfileSpec {
   std::map<std::string, CollectiveCost> collective_costs;
   // Pipeline messages likewise: seconds per message and per byte on top of the links' time.
   CollectiveCost message_cost;
+  // NCCL's tuning model (sim/nccl_tuning.hpp): with library nccl, rings and trees take the latency and
+  // bandwidth of the protocol NCCL picks instead of collective_step.
+  struct NcclSpec {
+    std::string tuning;           // the release family whose tables apply: "2.15" or "2.22"
+    int compute_capability = 80;  // of the devices: 70, 80, 90
+    std::string cpu;              // the host: intel, amd, arm, power
+    bool ll128 = true;            // NCCL enables LL128 (GPU and NIC under one PCIe switch)
+  };
+  std::optional<NcclSpec> nccl;
 };
 
 struct Machine {

@@ -245,6 +245,17 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   p.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "pccl", "mpi"});
   p.launch_overhead = r.number("launch_overhead_us", 0.0, 0, 1e6) * kUs;
   p.collective_step = r.number("collective_step_us", 0.0, 0, 1e6) * kUs;
+  if (r.has("nccl")) {
+    JsonReader n = r.object("nccl");
+    ProfileSpec::NcclSpec spec;
+    spec.tuning = n.choice("tuning", {"2.15", "2.22"});
+    spec.compute_capability = static_cast<int>(n.integer("compute_capability", std::nullopt, 60, 100));
+    spec.cpu = n.choice("cpu", {"intel", "amd", "arm", "power"});
+    spec.ll128 = n.boolean("ll128", true);
+    annotations(n);
+    n.finish();
+    p.nccl = spec;
+  }
   if (r.has("device_links")) {
     JsonReader d = r.object("device_links");
     p.device_link_efficiency = d.number("efficiency", std::nullopt, 1e-3, 1.0);

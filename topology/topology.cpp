@@ -95,6 +95,18 @@ void Topology::build_node_routes() {
     }
 }
 
+double Topology::global_share(const DragonflySpec& df, int64_t nodes_per_group) const {
+  // A detour through a third group costs that group's links a second global hop. Where the job
+  // fills the machine those links carry its own traffic too and adaptive_share of a group's global
+  // bandwidth is left; where it holds g of the G groups, the detours through the G − g groups it does
+  // not use take nothing from it, and with detours spread evenly a group's egress carries its own
+  // traffic plus (g − 2)/(G − 2) of it in transit: 1/(1 + (g − 2)/(G − 2)) of the links for its own.
+  const int64_t g = (machine_.network.nodes + nodes_per_group - 1) / std::max<int64_t>(nodes_per_group, 1);
+  if (df.groups <= 2 || g <= 2) return 1.0;
+  const double transit = static_cast<double>(g - 2) / static_cast<double>(df.groups - 2);
+  return std::max(df.adaptive_share, 1.0 / (1.0 + transit * (1.0 / df.adaptive_share - 1.0)));
+}
+
 void Topology::build_network() {
   const NetworkSpec& net = machine_.network;
   network_base_ = static_cast<uint32_t>(resources_.size());
@@ -115,9 +127,10 @@ void Topology::build_network() {
       // a local and the global cable, its ingress for the local cable after it; a switch's egress for
       // one local cable.
       const double global = static_cast<double>(G_ - 1) * static_cast<double>(L_) * df.global_bandwidth;
+      const double share = global_share(df, machine_.nodes_per_group());
       for (int64_t g = 0; g < G_; ++g) {
-        resources_.push_back({global * df.adaptive_share, 2 * net.link_latency});
-        resources_.push_back({global * df.adaptive_share, net.link_latency});
+        resources_.push_back({global * share, 2 * net.link_latency});
+        resources_.push_back({global * share, net.link_latency});
       }
       switch_base_ = static_cast<uint32_t>(resources_.size());
       const double local = static_cast<double>(S_ - 1) * df.local_bandwidth * df.adaptive_share;

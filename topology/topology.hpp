@@ -78,6 +78,9 @@ class Topology {
   };
   void build_node_routes();
   void build_network();
+  // The share of a dragonfly group's global bandwidth left to the job's own flows under adaptive
+  // routing, for the groups the job's nodes span.
+  double global_share(const DragonflySpec& df, int64_t nodes_per_group) const;
   void node_path(int64_t node, int from, int to, Route& out) const;
   void network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;
   void dragonfly_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;

@@ -81,7 +81,8 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
     const double load = m.moe.capacity_factor > 0 ? m.moe.capacity_factor : m.moe.imbalance;
     ratio *= static_cast<double>(m.moe.top_k) * load;
   }
-  const double scores = 5.0 * a * s * s * b;
+  // A flash kernel keeps no scores, only their row statistics (O(s), neglected).
+  const double scores = m.attention == Attention::flash ? 0.0 : 5.0 * a * s * s * b;
   const double everything = (15.0 + 19.0 * ratio) * sbh + scores;
   double full = 0, input = 2.0 * sbh;
   switch (t.mode) {

@@ -86,9 +86,25 @@ uint32_t Emitter::async(OpKind kind, Stream s, AxisMask group, double bytes, con
   return add(op, deps);
 }
 
+namespace {
+// Keys a causal FlashAttention kernel visits per query on average: the tiles above the diagonal are
+// skipped (FlashAttention-2 §3.1, "causal masking"), about half of them.
+int64_t causal_keys(int64_t seq) {
+  return (seq + 1) / 2;
+}
+}  // namespace
+
 void attention_core(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t seq) {
+  if (e.ctx().w.model.attention == Attention::flash) {
+    // S = Q·Kᵀ and O = P·V for the visited tiles: two products of rows × d over the causal keys,
+    // timed as one batched GEMM of that shape (the kernel's inner loop runs over the keys).
+    e.gemm("attn.flash", rows, d, causal_keys(seq), 2 * heads);
+    return;
+  }
   e.gemm("attn.score", rows, seq, d, heads, false, true);
   const double scores = static_cast<double>(heads * rows * seq);
+  // PyTorch's math path adds the causal mask in place (attn.add_(mask)): read and write every score.
+  if (e.ctx().w.model.attention == Attention::math) e.elementwise("attn.mask", 2 * scores * e.ctx().e, scores);
   e.elementwise("attn.softmax", 3 * scores * e.ctx().e, 5 * scores);
   // Read the probabilities, write them dropped out and the mask.
   if (e.ctx().w.model.attention_dropout > 0) e.elementwise("attn.dropout", scores * (2 * e.ctx().e + 1), 2 * scores);
@@ -96,6 +112,12 @@ void attention_core(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t 
 }
 
 void attention_core_backward(Emitter& e, int64_t rows, int64_t heads, int64_t d, int64_t seq) {
+  if (e.ctx().w.model.attention == Attention::flash) {
+    // FlashAttention-2's backward (its Algorithm 2): S = Q·Kᵀ again, dV = Pᵀ·dO, dP = dO·Vᵀ,
+    // dQ = dS·K, dK = dSᵀ·Q: five products of the forward's shape.
+    e.gemm("attn.flash.bwd", rows, d, causal_keys(seq), 5 * heads);
+    return;
+  }
   e.gemm("attn.context.dgrad", rows, seq, d, heads, false, true);
   e.gemm("attn.context.wgrad", seq, d, rows, heads, true, false);
   const double scores = static_cast<double>(heads * rows * seq);

@@ -197,7 +197,8 @@ class StageLowering {
       if (!e_.deferred.empty()) deps.push_back(e_.deferred.back());
       const OpKind kind = zero == 0 || layers_done ? OpKind::all_reduce : OpKind::reduce_scatter;
       // Named after the parameter block ("qkv", "layer", "experts", "embedding").
-      const uint32_t id = e_.async(kind, Stream::data, group, block.params * c_.e, block.name, deps);
+      const double bytes = block.params * bytes_of(c_.w.training.gradient_reduce());
+      const uint32_t id = e_.async(kind, Stream::data, group, bytes, block.name, deps);
       if (id != kNoOp) {
         role_.ops[id].expert_params = block.expert;
         synced_.push_back(id);

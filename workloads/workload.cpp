@@ -30,6 +30,9 @@ const char* to_string(Checkpointing c) {
   }
   return "?";
 }
+const char* to_string(Attention a) {
+  return a == Attention::flash ? "flash" : a == Attention::math ? "math" : "unfused";
+}
 const char* to_string(TensorMode t) {
   switch (t) {
     case TensorMode::none:
@@ -91,6 +94,7 @@ nlohmann::json to_json(const Workload& w) {
   m = {{"layers", w.model.layers},         {"hidden", w.model.hidden},   {"heads", w.model.heads},
        {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};
   if (w.model.attention_dropout > 0) m["attention_dropout"] = w.model.attention_dropout;
+  if (w.model.attention != Attention::unfused) m["attention"] = to_string(w.model.attention);
   if (w.model.moe.enabled())
     m["moe"] = {{"experts", w.model.moe.experts},
                 {"top_k", w.model.moe.top_k},
@@ -105,6 +109,8 @@ nlohmann::json to_json(const Workload& w) {
                    {"offload_optimizer", w.training.offload_optimizer},
                    {"offload_bucket", w.training.offload_bucket},
                    {"fp32_gradient_copy", w.training.fp32_gradient_copy}};
+  if (w.training.gradient_reduce_dtype)
+    j["training"]["gradient_reduce_dtype"] = to_string(*w.training.gradient_reduce_dtype);
   auto& p = j["parallelism"];
   p["data"] = {{"size", w.parallel.data}, {"zero", w.parallel.zero_stage}};
   const auto& t = w.parallel.tensor;

@@ -3,6 +3,7 @@
 // input that both the simulator and the executor derive from (through lower()).
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,16 @@ enum class Dtype { bf16, fp16, fp32 };
 enum class Checkpointing { none, full, selective };
 enum class TensorMode { none, megatron, optimus, axonn };
 enum class Schedule { gpipe, one_f_one_b, interleaved, axonn };
+// How a framework computes attention: unfused (score GEMM, softmax kernel, context GEMM: Megatron-LM's
+// fused scale-mask-softmax), math (PyTorch's composite scaled_dot_product_attention: the causal mask
+// added to the scores in a pass of its own before the softmax) or flash (one FlashAttention-2 kernel
+// that never writes the scores).
+enum class Attention { unfused, math, flash };
 
 int bytes_of(Dtype d);
 const char* to_string(Dtype d);
 const char* to_string(Checkpointing c);
+const char* to_string(Attention a);
 const char* to_string(TensorMode t);
 const char* to_string(Schedule s);
 
@@ -39,8 +46,14 @@ struct ModelConfig {
   int64_t vocab = 0;
   // Dropout on the attention probabilities (Megatron-LM's --attention-dropout, 0.1 by default): a
   // kernel of its own after the fused scale-mask-softmax, reading and writing every score and keeping
-  // a one-byte mask for the backward pass. 0: none (LitGPT, fused attention).
+  // a one-byte mask for the backward pass. 0: none (LitGPT). Inside a flash kernel it costs nothing
+  // of its own (FlashAttention-2 drops out the tile in registers).
   double attention_dropout = 0;
+  // flash (Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
+  // 2023): Q·Kᵀ and P·V tile by tile in one kernel, the causal half of the tiles skipped, the backward
+  // pass recomputing the scores (five products where the forward has two), nothing of size s² in
+  // memory.
+  Attention attention = Attention::unfused;
   MoeConfig moe;
   bool is_moe_layer(int64_t layer) const { return moe.enabled() && layer % moe.every == moe.every - 1; }
   int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
@@ -54,6 +67,11 @@ struct TrainingConfig {
   bool offload_optimizer = false;      // AxoNN: fp32 weights and Adam state live in host memory
   int64_t offload_bucket = 4'000'000;  // parameters moved per optimizer bucket when offloading
   bool fp32_gradient_copy = false;     // AxoNN keeps fp32 gradients: 20 instead of 16 B/parameter
+  // The dtype of the gradients the data-parallel group reduces: the training dtype, or fp32 where the
+  // framework accumulates them in fp32 (Megatron-LM with --bf16 forces accumulate_allreduce_grads_in_fp32).
+  // Unset: the training dtype.
+  std::optional<Dtype> gradient_reduce_dtype;
+  Dtype gradient_reduce() const { return gradient_reduce_dtype.value_or(dtype); }
 };
 
 struct TensorConfig {

@@ -35,6 +35,8 @@ const std::vector<std::pair<std::string, Dtype>> kDtypes = {
     {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}};
 const std::vector<std::pair<std::string, Checkpointing>> kCheckpointing = {
     {"full", Checkpointing::full}, {"none", Checkpointing::none}, {"selective", Checkpointing::selective}};
+const std::vector<std::pair<std::string, Attention>> kAttention = {
+    {"unfused", Attention::unfused}, {"math", Attention::math}, {"flash", Attention::flash}};
 const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {{"none", TensorMode::none},
                                                                       {"megatron", TensorMode::megatron},
                                                                       {"optimus", TensorMode::optimus},
@@ -65,6 +67,7 @@ ModelConfig read_model(JsonReader r) {
   m.seq_len = r.integer("seq_len", std::nullopt, 1, kMaxSeq);
   m.vocab = r.integer("vocab", std::nullopt, 1, kMaxVocab);
   m.attention_dropout = r.number("attention_dropout", 0.0, 0.0, 0.999);
+  m.attention = read_enum(r, "attention", kAttention);
   if (r.has("moe")) {
     JsonReader e = r.object("moe");
     m.moe.experts = e.integer("experts", std::nullopt, 2, 1 << 20);
@@ -83,6 +86,7 @@ TrainingConfig read_training(JsonReader r) {
   t.global_batch = r.integer("global_batch", std::nullopt, 1, kMaxBatch);
   t.micro_batch = r.integer("micro_batch", 1, 1, kMaxBatch);
   t.dtype = read_enum(r, "dtype", kDtypes);
+  if (r.has("gradient_reduce_dtype")) t.gradient_reduce_dtype = read_enum(r, "gradient_reduce_dtype", kDtypes);
   r.choice("optimizer", {"adam"}, "adam");
   t.checkpointing = read_enum(r, "checkpointing", kCheckpointing);
   t.offload_optimizer = r.boolean("offload_optimizer", false);

@@ -4,10 +4,10 @@ set title 'alps-weak: AxoNN 4-D weak scaling on Alps, % of advertised bf16 peak'
 set key top left
 set grid
 $data << EOD
-1024 30.6 30.6 30.6 31.6391
-2048 30.7 30.7 30.7 25.7184
-4096 27 27 27 17.1609
-6144 23.4 23.4 23.4 16.8307
+1024 30.6 30.6 30.6 34.0475
+2048 30.7 30.7 30.7 25.6414
+4096 27 27 27 16.8639
+6144 23.4 23.4 23.4 16.2363
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,10 +4,10 @@ set title 'summit-axonn: AxoNN (pipeline + data) weak scaling on Summit, % of pe
 set key top left
 set grid
 $data << EOD
-48 51.5 49 54 56.001
-96 51.5 49 54 54.9753
-192 51.5 49 54 52.8339
-384 51.5 49 54 49.9761
+48 51.5 49 54 56.0005
+96 51.5 49 54 54.9751
+192 51.5 49 54 52.8337
+384 51.5 49 54 49.976
 EOD
 set xlabel 'GPUs'
 set logscale x 2

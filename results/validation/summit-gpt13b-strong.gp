@@ -4,10 +4,10 @@ set title 'summit-gpt13b-strong: AxoNN (dense) strong scaling of GPT-3 13B on Su
 set key top left
 set grid
 $data << EOD
-256 43.3 43.3 43.3 44.2296
-512 39.7 39.7 39.7 37.2603
-1024 32.2 32.2 32.2 28.3286
-2048 22.9 22.9 22.9 19.1424
+256 43.3 43.3 43.3 44.2253
+512 39.7 39.7 39.7 37.2474
+1024 32.2 32.2 32.2 28.2994
+2048 22.9 22.9 22.9 18.9297
 EOD
 set xlabel 'GPUs'
 set logscale x 2

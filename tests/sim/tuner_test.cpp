@@ -53,7 +53,10 @@ TEST(Tuner, OnlyTheGpuLibrariesTuneAndForcedAlgorithmsWin) {
 TEST(Tuner, TreeBandwidthCorrectedAsNcclDoes) {
   // NCCL src/graph/tuning.cc: a tree reaches 0.9 of its bus bandwidth, and only half of that for
   // buffers of 128 KiB to 4 MiB (the Simple protocol's correction table); none from 256 MiB on.
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(128));
+  // Without NCCL's protocol tables (which would take LL for the small buffer): the profile's step.
+  auto machine = pt::resolve_machine("perlmutter");
+  machine.profile.nccl.reset();
+  const pt::Topology topology(machine.slice(128));
   ps::Tuner tuner(topology, "nccl");
   const auto wide = nodes_of(128, 1);
   // The latency term does not depend on the size: differences of two estimates in one correction
@@ -84,7 +87,9 @@ TEST(Tuner, TreeChainThroughAPcieNodeCarriesBothTrees) {
 }
 
 TEST(Tuner, RingLatencyPlateauForLargeMultiNodeAllReduces) {
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(128));
+  auto machine = pt::resolve_machine("perlmutter");
+  machine.profile.nccl.reset();  // the profile's step cost, Simple's plateau
+  const pt::Topology topology(machine.slice(128));
   ps::Tuner tuner(topology, "nccl");
   const auto wide = nodes_of(128, 1);
   // Below 128/16 x 64 KiB = 512 KiB the ring pays its plain latency; from there on 1.9 times it.
@@ -96,4 +101,21 @@ TEST(Tuner, RingLatencyPlateauForLargeMultiNodeAllReduces) {
   const double latency_below = tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, below) - per_byte * below;
   const double latency_above = tuner.estimate(OpKind::all_reduce, ps::Algorithm::ring, wide, above) - per_byte * above;
   EXPECT_NEAR(latency_above / latency_below, 1.9, 1e-6);
+}
+
+// With NCCL's tables (Perlmutter's profile) the tuner's latency is NCCL's for the protocol it picks:
+// a small all-reduce over 128 nodes costs the LL ring's or tree's latency, not 2(p-1) profile steps.
+TEST(Tuner, NcclTablesPriceTheLatency) {
+  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(128));
+  ps::Tuner tuner(topology, "nccl");
+  const auto wide = nodes_of(128, 1);
+  const auto costs = ps::StepCosts::of(topology.machine(), "nccl");
+  for (const auto algorithm : {ps::Algorithm::ring, ps::Algorithm::tree}) {
+    const auto choice = costs.nccl_choice_for(OpKind::all_reduce, algorithm, wide, 4096);
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(choice->protocol, ps::NcclProtocol::ll);
+    const double estimate = tuner.estimate(OpKind::all_reduce, algorithm, wide, 4096);
+    EXPECT_GE(estimate, choice->latency);
+    EXPECT_LT(estimate, choice->latency * 1.2);  // 4 KiB: the bandwidth term is small
+  }
 }

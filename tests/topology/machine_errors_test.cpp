@@ -530,6 +530,18 @@ TEST(MachineErrors, UnknownLibrary) {
   EXPECT_TRUE(rejects(d, "profile.library", "is required but missing"));
 }
 
+TEST(MachineErrors, NcclTuningTablesNamed) {
+  json d = base();
+  d["profile"]["nccl"] = {{"tuning", "2.18"}, {"compute_capability", 80}, {"cpu", "amd"}};
+  EXPECT_TRUE(rejects(d, "profile.nccl.tuning", "= \"2.18\" is not one of \"2.15\", \"2.22\""));
+  d["profile"]["nccl"]["tuning"] = "2.15";
+  d["profile"]["nccl"]["cpu"] = "sparc";
+  EXPECT_TRUE(rejects(d, "profile.nccl.cpu", "is not one of"));
+  d["profile"]["nccl"]["cpu"] = "amd";
+  d["profile"]["nccl"].erase("compute_capability");
+  EXPECT_TRUE(rejects(d, "profile.nccl.compute_capability", "is required but missing"));
+}
+
 // -------------------------------------------------------------------------------------------------
 // Files, the catalog and slices
 

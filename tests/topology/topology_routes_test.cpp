@@ -507,5 +507,20 @@ TEST(TopologyRoutes, FrontierAdaptiveRoutesUseTheAggregates) {
   EXPECT_DOUBLE_EQ(t.rings(pairs).bandwidth, 31 * 25 * kGBps * 0.5 / 16);
 }
 
+// A job in few groups: the detours through the groups it leaves idle take none of its links, so a
+// group keeps more of its global bandwidth for itself: all of it in two groups, two thirds in 38 of
+// Frontier's 74 (1/(1 + 36/72)), half when the job fills the machine (above).
+TEST(TopologyRoutes, FewerGroupsLeaveTheDetoursFree) {
+  const auto frontier_machine = resolve_machine("frontier");
+  for (const auto& [nodes, share] : {std::pair<int64_t, double>{256, 1.0}, {38 * 128, 2.0 / 3.0}}) {
+    const Topology t(frontier_machine.slice(nodes));
+    const Route r = t.route(device(t, 0, 0), device(t, 128 + 3, 0));
+    const auto net = of_kind(t, r, ResourceKind::network);
+    ASSERT_EQ(net.size(), 2u);
+    EXPECT_EQ(t.resource_name(net[0]), "group0:global-out");
+    EXPECT_NEAR(t.resource(net[0]).bandwidth, 73 * 4 * 25 * kGBps * share, 1e-3) << nodes << " nodes";
+  }
+}
+
 }  // namespace
 }  // namespace paratwin::topology

@@ -162,3 +162,15 @@ TEST(Arithmetic, StashPeakFollowsTheSchedule) {
   EXPECT_DOUBLE_EQ(one.roles[3].memory.activations, 1 * (per_mb + logits) + working);
   EXPECT_DOUBLE_EQ(gpipe.roles[0].memory.activations, 16 * per_mb + working);
 }
+
+// FlashAttention-2 keeps no scores (only their O(s) row statistics): the 5·a·s²·b term of the
+// activation model ("Reducing Activation Recomputation", eq. 1) goes.
+TEST(Arithmetic, FlashAttentionStoresNoScores) {
+  auto j = paratwin::test::base_gpt();
+  j["training"]["checkpointing"] = "none";
+  j["model"]["attention"] = "flash";
+  const double s = 64, b = 1, h = 256;
+  EXPECT_DOUBLE_EQ(pw::layer_activations(workload(j), false).stash, 34 * s * b * h);
+  j["training"]["checkpointing"] = "selective";  // nothing left to recompute
+  EXPECT_DOUBLE_EQ(pw::layer_activations(workload(j), false).working, 0);
+}

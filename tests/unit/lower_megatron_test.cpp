@@ -167,3 +167,63 @@ TEST(LowerMegatron, AttentionDropoutIsAKernelOfItsOwn) {
   j["model"]["attention_dropout"] = 1.5;
   EXPECT_THROW(paratwin::test::workload(j), std::exception);
 }
+
+// A flash kernel instead of score GEMM, softmax (and dropout) and context GEMM: causal, so half the
+// key tiles (FlashAttention-2 §3.1); its backward has five products where the forward has two.
+TEST(LowerMegatron, FlashAttentionIsOneKernelOverHalfTheTiles) {
+  auto j = megatron(2);
+  j["model"]["attention_dropout"] = 0.1;
+  const auto unfused = pw::lower(paratwin::test::workload(j));
+  j["model"]["attention"] = "flash";
+  const auto flash = pw::lower(paratwin::test::workload(j));
+  const auto named = [](const pw::Role& r, const std::string& name, pw::Phase ph) {
+    return ops_where(
+        r, [&](const pw::Op& op) { return op.name == name && op.phase == ph && op.layer == 1 && op.micro_batch == 0; });
+  };
+  const auto& r = flash.roles[0];
+  EXPECT_TRUE(named(r, "attn.softmax", pw::Phase::forward).empty());
+  EXPECT_TRUE(named(r, "attn.dropout", pw::Phase::forward).empty());
+  EXPECT_TRUE(named(r, "attn.score", pw::Phase::forward).empty());
+  const auto fwd = named(r, "attn.flash", pw::Phase::forward);
+  const auto bwd = named(r, "attn.flash.bwd", pw::Phase::backward);
+  ASSERT_EQ(fwd.size(), 1u);
+  ASSERT_EQ(bwd.size(), 1u);
+  const auto score = named(unfused.roles[0], "attn.score", pw::Phase::forward);
+  const auto context = named(unfused.roles[0], "attn.context", pw::Phase::forward);
+  ASSERT_EQ(score.size(), 1u);
+  ASSERT_EQ(context.size(), 1u);
+  EXPECT_DOUBLE_EQ(fwd[0].flops, (score[0].flops + context[0].flops) / 2);
+  EXPECT_DOUBLE_EQ(bwd[0].flops, 2.5 * fwd[0].flops);
+  EXPECT_EQ(fwd[0].gemm.k, 64 / 2);  // the keys a query visits on average (seq_len 64)
+}
+
+// Megatron-LM with --bf16 all-reduces fp32 gradients (accumulate_allreduce_grads_in_fp32): twice the
+// bytes of the bf16 default.
+TEST(LowerMegatron, GradientsReduceInTheirOwnDtype) {
+  auto j = megatron(2, 1, 2);
+  const auto bf16 = pw::lower(paratwin::test::workload(j));
+  j["training"]["gradient_reduce_dtype"] = "fp32";
+  const auto fp32 = pw::lower(paratwin::test::workload(j));
+  const auto synced = [](const pw::Program& p) {
+    double bytes = 0;
+    for (const auto& op : p.roles[0].ops)
+      if (op.phase == pw::Phase::grad_sync && op.kind == pw::OpKind::all_reduce) bytes += op.bytes;
+    return bytes;
+  };
+  EXPECT_GT(synced(bf16), 0);
+  EXPECT_DOUBLE_EQ(synced(fp32), 2 * synced(bf16));
+}
+
+// PyTorch's composite attention (no fused kernel): the causal mask is added to the scores in a pass of
+// its own before the softmax, reading and writing every score.
+TEST(LowerMegatron, MathAttentionAddsTheMaskInAPassOfItsOwn) {
+  auto j = megatron(2);
+  j["model"]["attention"] = "math";
+  const auto p = pw::lower(paratwin::test::workload(j));
+  const auto masks = ops_where(p.roles[0], [](const pw::Op& op) {
+    return std::string(op.name) == "attn.mask" && op.layer == 1 && op.micro_batch == 0;
+  });
+  ASSERT_EQ(masks.size(), 2u);              // forward and its recomputation
+  const double scores = 8.0 / 2 * 64 * 64;  // heads per rank x queries x keys (seq_len 64, 8 heads)
+  EXPECT_DOUBLE_EQ(masks[0].bytes, 2 * scores * 2);
+}

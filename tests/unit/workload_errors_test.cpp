@@ -509,6 +509,15 @@ TEST(WorkloadErrors, DtypeMisspelt) {
   EXPECT_TRUE(rejects(d, "training.dtype", "= \"bfloat16\" is not one of \"bf16\", \"fp16\", \"fp32\""));
 }
 
+TEST(WorkloadErrors, AttentionAndGradientDtypeMisspelt) {
+  json d = base();
+  d["model"]["attention"] = "flash2";
+  EXPECT_TRUE(rejects(d, "model.attention", "= \"flash2\" is not one of \"unfused\", \"math\", \"flash\""));
+  d = base();
+  d["training"]["gradient_reduce_dtype"] = "float32";
+  EXPECT_TRUE(rejects(d, "training.gradient_reduce_dtype", "= \"float32\" is not one of \"bf16\", \"fp16\", \"fp32\""));
+}
+
 TEST(WorkloadErrors, CheckpointingMisspelt) {
   json d = base();
   d["training"]["checkpointing"] = "ful";

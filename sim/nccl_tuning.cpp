@@ -1,0 +1,152 @@
+#include "sim/nccl_tuning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace paratwin::sim {
+
+using workloads::OpKind;
+
+const char* to_string(NcclProtocol p) {
+  switch (p) {
+    case NcclProtocol::ll:
+      return "LL";
+    case NcclProtocol::ll128:
+      return "LL128";
+    case NcclProtocol::simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int kProtocols = 3;  // LL, LL128, Simple, NCCL's order
+
+// One release family's tables, in microseconds and GB/s (tuning.cc: baseLat, hwLat, llMaxBws).
+struct Tables {
+  double base[2][kProtocols];       // [tree, ring]
+  double nvlink[2][kProtocols];     // per hop inside a node over NVLink
+  double pci[2][kProtocols];        // over PCIe
+  double net[2][kProtocols];        // across the network
+  double ll_max[3][3];              // [row][1 node, 2 nodes, more]
+  bool ll_slower_inside_multinode;  // v2.15: LL's intra-node hops cost 1.8x on multi-node jobs
+  bool net_overhead;                // v2.18+: every step of a multi-node ring pays the host's posting cost
+  double ring_ll_share_multinode;   // LL's share of the bus bandwidth (v2.15: 1/4; v2.22: 1/2)
+  double ring_ll_share_single;      // inside one node, all-gather and reduce-scatter (v2.15: 1/3)
+};
+
+// NVIDIA/nccl v2.15.5-1, src/graph/tuning.cc lines 56-81 (ring rows as in v2.8-v2.17).
+constexpr Tables kV215 = {
+    {{4.4, 4.4, 0}, {3.6, 10.0, 8.4}},
+    {{.52, 1.25, 28}, {.47, 1.9, 3.4}},
+    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+    {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}},
+    true,
+    false,
+    1.0 / 4,
+    1.0 / 3,
+};
+
+// NVIDIA/nccl v2.22.3-1, src/graph/tuning.cc lines 56-89 and 111-116 (getNetOverhead).
+constexpr Tables kV222 = {
+    {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}},
+    {{.6, 1.25, 28}, {.6, 1.9, 3.4}},
+    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}},
+    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}},
+    false,
+    true,
+    1.0 / 2,
+    1.0 / 2,
+};
+
+const Tables& tables(const std::string& version) {
+  if (version == "2.15") return kV215;
+  if (version == "2.22") return kV222;
+  throw std::invalid_argument("no NCCL tuning tables for version \"" + version + "\" (known: 2.15, 2.22)");
+}
+
+int log2i(int n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+}  // namespace
+
+bool nccl_tables_known(const std::string& version) {
+  return version == "2.15" || version == "2.22";
+}
+
+NcclChoice nccl_choice(const NcclHardware& hw, OpKind kind, NcclAlgorithm algorithm, int ranks, int nodes,
+                       double bytes) {
+  const Tables& t = tables(hw.version);
+  const bool all_reduce = kind == OpKind::all_reduce;
+  if (!all_reduce && kind != OpKind::all_gather && kind != OpKind::reduce_scatter)
+    throw std::invalid_argument("NCCL's tuning model here covers all-reduce, all-gather and reduce-scatter");
+  if (algorithm == NcclAlgorithm::tree && !all_reduce) throw std::invalid_argument("NCCL's trees run all-reduce only");
+  ranks = std::max(ranks, 2);
+  nodes = std::clamp(nodes, 1, ranks);
+  const int a = algorithm == NcclAlgorithm::ring ? 1 : 0;
+  const int nsteps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
+  int inter_steps = all_reduce ? 2 * (nodes - 1) : nodes - 1;
+  if (all_reduce && hw.version != "2.15") inter_steps = nodes > 1 ? 2 * nodes : 0;
+  inter_steps = std::min(inter_steps, nsteps);
+  const double ppn = static_cast<double>(ranks) / nodes;
+
+  double bus = (nodes <= 2 ? hw.intra_bus_GBps : hw.inter_bus_GBps);
+  if (hw.version == "2.15" && hw.compute_capability == 80) bus = std::min(bus, 235.0);
+  const int cc_row = hw.compute_capability >= 90 ? 2 : hw.compute_capability >= 80 ? 1 : 0;
+  const int row = nodes == 1 ? cc_row : hw.cpu == "amd" ? 1 : 0;
+  const double ll_max = t.ll_max[row][nodes <= 2 ? nodes - 1 : 2];
+
+  NcclChoice best;
+  best.estimate = INFINITY;
+  for (int p = 0; p < kProtocols; ++p) {
+    const auto protocol = static_cast<NcclProtocol>(p);
+    if (protocol == NcclProtocol::ll128 &&
+        (!hw.ll128 || (hw.compute_capability != 70 && hw.compute_capability != 80 && hw.compute_capability != 90)))
+      continue;
+    double share = 1;  // of Simple's bus bandwidth
+    if (algorithm == NcclAlgorithm::ring) {
+      if (protocol == NcclProtocol::ll) {
+        const double f = nodes > 1 || all_reduce ? t.ring_ll_share_multinode : t.ring_ll_share_single;
+        share = bus > 0 ? std::min(ll_max, bus * f) / bus : f;
+      } else if (protocol == NcclProtocol::ll128) {
+        share = ppn < 2 ? 0.7 : 0.92;
+      }
+    } else {  // of the tree's Simple bandwidth, 0.92 of the bus's
+      const double tree_bus = bus * 0.92;
+      if (protocol == NcclProtocol::ll) share = tree_bus > 0 ? std::min(tree_bus / 3.8, ll_max) / tree_bus : 1 / 3.8;
+      if (protocol == NcclProtocol::ll128) share = nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+    }
+    double intra = (hw.nvlink ? t.nvlink : t.pci)[a][p], inter = t.net[a][p];
+    if (t.ll_slower_inside_multinode && nodes > 1 && protocol == NcclProtocol::ll) intra *= 1.8;
+    double latency = t.base[a][p];
+    if (algorithm == NcclAlgorithm::ring) {
+      if (t.net_overhead && nodes > 1) {
+        const double overhead = (hw.cpu == "amd" ? 2.0 : 1.0) * (protocol == NcclProtocol::simple ? 3 : 1);
+        intra = std::max(intra, overhead);
+      }
+      latency += (nsteps - inter_steps) * intra + inter_steps * inter;
+    } else {
+      latency += 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
+    }
+    // The ring's "plateau": a large multi-node Simple all-reduce runs at a longer latency.
+    if (algorithm == NcclAlgorithm::ring && all_reduce && protocol == NcclProtocol::simple && nodes > 1) {
+      if (hw.version == "2.15" && bytes >= ranks / 16.0 * 65536) latency *= 1.9;
+      // v2.18+: per channel and rank at least 64 bytes; 8 channels assumed.
+      if (hw.version != "2.15" && bytes / (8.0 * ranks) >= 64) latency *= hw.compute_capability >= 80 ? 1.4 : 1.9;
+    }
+    const double algbw =
+        algorithm == NcclAlgorithm::ring ? bus * share * static_cast<double>(ranks) / nsteps : bus * 0.92 * share * 0.5;
+    const double seconds = latency * 1e-6 + (algbw > 0 ? bytes / (algbw * 1e9) : 0.0);
+    if (seconds < best.estimate) best = {protocol, latency * 1e-6, share, seconds};
+  }
+  return best;
+}
+
+}  // namespace paratwin::sim
