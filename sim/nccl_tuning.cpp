@@ -35,6 +35,11 @@ struct Tables {
   bool net_overhead;                // v2.18+: every step of a multi-node ring pays the host's posting cost
   double ring_ll_share_multinode;   // LL's share of the bus bandwidth (v2.15: 1/4; v2.22: 1/2)
   double ring_ll_share_single;      // inside one node, all-gather and reduce-scatter (v2.15: 1/3)
+  bool sm80_bus_cap;                // v2.15: an Ampere ring's bus bandwidth at most 235 GB/s
+  bool allreduce_inter_2n;          // v2.18+: a ring all-reduce crosses the network 2N times, not 2(N-1)
+  // The ring all-reduce's plateau: v2.15 from ranks/16 x 64 KiB at 1.9x; v2.18+ from 64 bytes per channel
+  // and rank (8 channels assumed) at 1.4x on sm80+, 1.9x below.
+  bool plateau_per_channel;
 };
 
 // NVIDIA/nccl v2.15.5-1, src/graph/tuning.cc lines 56-81 (ring rows as in v2.8-v2.17).
@@ -48,6 +53,9 @@ constexpr Tables kV215 = {
     false,
     1.0 / 4,
     1.0 / 3,
+    true,
+    false,
+    false,
 };
 
 // NVIDIA/nccl v2.22.3-1, src/graph/tuning.cc lines 56-89 and 111-116 (getNetOverhead).
@@ -61,6 +69,9 @@ constexpr Tables kV222 = {
     true,
     1.0 / 2,
     1.0 / 2,
+    false,
+    true,
+    true,
 };
 
 const Tables& tables(const std::string& version) {
@@ -77,10 +88,6 @@ int log2i(int n) {
 
 }  // namespace
 
-bool nccl_tables_known(const std::string& version) {
-  return version == "2.15" || version == "2.22";
-}
-
 NcclChoice nccl_choice(const NcclHardware& hw, OpKind kind, NcclAlgorithm algorithm, int ranks, int nodes,
                        double bytes) {
   const Tables& t = tables(hw.version);
@@ -93,12 +100,12 @@ NcclChoice nccl_choice(const NcclHardware& hw, OpKind kind, NcclAlgorithm algori
   const int a = algorithm == NcclAlgorithm::ring ? 1 : 0;
   const int nsteps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
   int inter_steps = all_reduce ? 2 * (nodes - 1) : nodes - 1;
-  if (all_reduce && hw.version != "2.15") inter_steps = nodes > 1 ? 2 * nodes : 0;
+  if (all_reduce && t.allreduce_inter_2n) inter_steps = nodes > 1 ? 2 * nodes : 0;
   inter_steps = std::min(inter_steps, nsteps);
   const double ppn = static_cast<double>(ranks) / nodes;
 
   double bus = (nodes <= 2 ? hw.intra_bus_GBps : hw.inter_bus_GBps);
-  if (hw.version == "2.15" && hw.compute_capability == 80) bus = std::min(bus, 235.0);
+  if (t.sm80_bus_cap && hw.compute_capability == 80) bus = std::min(bus, 235.0);
   const int cc_row = hw.compute_capability >= 90 ? 2 : hw.compute_capability >= 80 ? 1 : 0;
   const int row = nodes == 1 ? cc_row : hw.cpu == "amd" ? 1 : 0;
   const double ll_max = t.ll_max[row][nodes <= 2 ? nodes - 1 : 2];
@@ -137,9 +144,8 @@ NcclChoice nccl_choice(const NcclHardware& hw, OpKind kind, NcclAlgorithm algori
     }
     // The ring's "plateau": a large multi-node Simple all-reduce runs at a longer latency.
     if (algorithm == NcclAlgorithm::ring && all_reduce && protocol == NcclProtocol::simple && nodes > 1) {
-      if (hw.version == "2.15" && bytes >= ranks / 16.0 * 65536) latency *= 1.9;
-      // v2.18+: per channel and rank at least 64 bytes; 8 channels assumed.
-      if (hw.version != "2.15" && bytes / (8.0 * ranks) >= 64) latency *= hw.compute_capability >= 80 ? 1.4 : 1.9;
+      if (!t.plateau_per_channel && bytes >= ranks / 16.0 * 65536) latency *= 1.9;
+      if (t.plateau_per_channel && bytes / (8.0 * ranks) >= 64) latency *= hw.compute_capability >= 80 ? 1.4 : 1.9;
     }
     const double algbw =
         algorithm == NcclAlgorithm::ring ? bus * share * static_cast<double>(ranks) / nsteps : bus * 0.92 * share * 0.5;

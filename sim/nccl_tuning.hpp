@@ -48,7 +48,4 @@ struct NcclChoice {
 NcclChoice nccl_choice(const NcclHardware& hw, workloads::OpKind kind, NcclAlgorithm algorithm, int ranks, int nodes,
                        double bytes);
 
-// Whether `version` names a table family this model has.
-bool nccl_tables_known(const std::string& version);
-
 }  // namespace paratwin::sim

@@ -95,7 +95,9 @@ void Topology::build_node_routes() {
     }
 }
 
-double Topology::global_share(const DragonflySpec& df, int64_t nodes_per_group) const {
+double Topology::global_share() const {
+  const auto& df = machine_.network.dragonfly;
+  const int64_t nodes_per_group = machine_.nodes_per_group();
   // A detour through a third group costs that group's links a second global hop. Where the job
   // fills the machine those links carry its own traffic too and adaptive_share of a group's global
   // bandwidth is left; where it holds g of the G groups, the detours through the G − g groups it does
@@ -127,7 +129,7 @@ void Topology::build_network() {
       // a local and the global cable, its ingress for the local cable after it; a switch's egress for
       // one local cable.
       const double global = static_cast<double>(G_ - 1) * static_cast<double>(L_) * df.global_bandwidth;
-      const double share = global_share(df, machine_.nodes_per_group());
+      const double share = global_share();
       for (int64_t g = 0; g < G_; ++g) {
         resources_.push_back({global * share, 2 * net.link_latency});
         resources_.push_back({global * share, net.link_latency});

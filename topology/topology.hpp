@@ -80,7 +80,7 @@ class Topology {
   void build_network();
   // The share of a dragonfly group's global bandwidth left to the job's own flows under adaptive
   // routing, for the groups the job's nodes span.
-  double global_share(const DragonflySpec& df, int64_t nodes_per_group) const;
+  double global_share() const;
   void node_path(int64_t node, int from, int to, Route& out) const;
   void network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;
   void dragonfly_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b, Route& out) const;
