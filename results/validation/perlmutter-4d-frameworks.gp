@@ -4,19 +4,19 @@ set title 'perlmutter-4d-frameworks: GPT weak scaling on Perlmutter by framework
 set key top left
 set grid
 $data << EOD
-67 67 67 67 34.472
-63 63 63 63 40.8962
-67 67 67 67 48.2845
-64 64 64 64 44.7616
-57 57 57 57 37.3055
-37 37 37 37 24.4159
-42 42 42 42 30.3003
-42 42 42 42 36.1711
+67 67 67 67 74.0664
+63 63 63 63 68.7961
+67 67 67 67 63.51
+64 64 64 64 53.2762
+57 57 57 57 46.8059
+37 37 37 37 36.4252
+42 42 42 42 39.6161
+42 42 42 42 41.9168
 44 44 44 44 41.2062
-42 42 42 42 45.9373
+42 42 42 42 37.3432
 EOD
-set xrange [0:77.05]
-set yrange [0:77.05]
+set xrange [0:85.1763]
+set yrange [0:85.1763]
 set size square
 set xlabel 'published percent_of_peak' noenhanced
 set ylabel 'predicted percent_of_peak' noenhanced
