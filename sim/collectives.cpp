@@ -213,6 +213,20 @@ bool power_of_two(int32_t q) {
   return q > 0 && (q & (q - 1)) == 0;
 }
 
+// The rings, each followed by its reverse when the library runs them both ways
+// (GroupLayout::counter_rotating). A ring of two members is its own reverse.
+std::vector<Order> with_reverse(std::vector<Order> orders, bool counter_rotating) {
+  if (!counter_rotating) return orders;
+  std::vector<Order> out;
+  for (auto& o : orders) {
+    const bool reversible = o.size() > 2;
+    Order r(o.rbegin(), o.rend());
+    out.push_back(std::move(o));
+    if (reversible) out.push_back(std::move(r));
+  }
+  return out;
+}
+
 int32_t position(const Order& order, int32_t me) {
   return static_cast<int32_t>(std::find(order.begin(), order.end(), me) - order.begin());
 }
@@ -456,12 +470,12 @@ std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t m
   };
   const auto gather = [&] {
     auto steps = inter_gather(bytes / p);
-    append(steps, rings({intra}, me, m - 1, bytes / m, 0, fidelity));
+    append(steps, rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, 0, fidelity));
     steps.back().local_bytes += 2 * bytes;  // read and write the whole output once
     return steps;
   };
   const auto reduce = [&] {
-    auto steps = rings({intra}, me, m - 1, bytes / m, m - 1, fidelity);
+    auto steps = rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, m - 1, fidelity);
     steps.front().local_bytes += 2 * bytes;
     append(steps, inter_reduce(bytes / m));
     return steps;
@@ -589,19 +603,20 @@ std::vector<Step> pairwise(int32_t p, int32_t me, double bytes, Fidelity fidelit
 std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout) {
   const int32_t m = layout.members_per_node();
   const auto by_node = members_by_node(layout);
+  std::vector<Order> orders;
   if (layout.channel_offsets.size() <= 1 || m <= 1 || by_node.size() <= 1) {
     Order one;
     for (const auto& members : by_node) one.insert(one.end(), members.begin(), members.end());
-    return {one};
+    orders.push_back(std::move(one));
+  } else {
+    for (int32_t offset : layout.channel_offsets) {
+      Order o;
+      for (const auto& members : by_node)
+        for (int32_t k = 0; k < m; ++k) o.push_back(members[static_cast<size_t>((k + offset) % m)]);
+      orders.push_back(std::move(o));
+    }
   }
-  std::vector<Order> orders;
-  for (int32_t offset : layout.channel_offsets) {
-    Order o;
-    for (const auto& members : by_node)
-      for (int32_t k = 0; k < m; ++k) o.push_back(members[static_cast<size_t>((k + offset) % m)]);
-    orders.push_back(std::move(o));
-  }
-  return orders;
+  return with_reverse(std::move(orders), layout.counter_rotating);
 }
 
 std::vector<std::vector<Step>> plan_group(OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes,

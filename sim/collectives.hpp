@@ -44,6 +44,11 @@ struct GroupLayout {
   // enters every node at position channel_offsets[c] of the node's members and leaves it through the
   // one before, so that each ring crosses between nodes through its own NIC. Empty: one ring.
   std::vector<int32_t> channel_offsets;
+  // Every ring also runs reversed, each direction carrying half of the ring's share, so the links inside
+  // a node carry it both ways: RCCL's rings come in such pairs (ROCm/rccl src/graph/rome_models.cc: the
+  // 8-GCD, 4-NIC MI250X node runs "N0 0 1 5 4 6 7 3 2 N1" and "N1 2 3 7 6 4 5 1 0 N0", ...). A pair
+  // crosses between nodes through the same NIC, one ring each way.
+  bool counter_rotating = false;
 
   int32_t size() const { return static_cast<int32_t>(node.size()); }
   // Every member on a node of its own.

@@ -11,7 +11,9 @@ GroupLayouts::GroupLayouts(const workloads::Program& program, const workloads::P
     : program_(program),
       placement_(placement),
       topology_(topology),
-      channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node) {
+      channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node),
+      // PCCL's intra-node phase is the vendor library's (seed 002 §6.2.2: RCCL on Frontier).
+      counter_rotating_(library == "rccl" || (library == "pccl" && topology.machine().profile.library == "rccl")) {
 }
 
 // The nodes of `rank`'s group along `mask`, and the rings NCCL/RCCL run across them: one per NIC
@@ -31,6 +33,7 @@ const GroupLayout& GroupLayouts::of(int64_t rank, workloads::AxisMask mask) {
     layout.node.push_back(number.emplace(device / per_node, static_cast<int32_t>(number.size())).first->second);
   }
   layout.order = ring_order(rank, mask, layout.node);
+  layout.counter_rotating = counter_rotating_;
   if (channels_) layout.channel_offsets = channel_offsets(rank, mask, layout);
   return layouts_.emplace(key, std::move(layout)).first->second;
 }

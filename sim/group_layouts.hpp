@@ -1,7 +1,7 @@
 #pragma once
 // Where the members of a group sit and the rings a library runs through them (GroupLayout), worked out
 // once per group: NCCL and RCCL follow the fastest links inside a node and run one ring per NIC across
-// nodes; the other libraries one ring.
+// nodes, RCCL each of them both ways; the other libraries one ring.
 #include <map>
 #include <string>
 #include <utility>
@@ -29,7 +29,8 @@ class GroupLayouts {
   const workloads::Program& program_;
   const workloads::PlacementMap& placement_;
   const topology::Topology& topology_;
-  bool channels_;  // NCCL/RCCL over the NICs each device is served by
+  bool channels_;          // NCCL/RCCL over the NICs each device is served by
+  bool counter_rotating_;  // RCCL's rings run both ways (GroupLayout::counter_rotating)
   std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> layouts_;  // by (mask, first member)
   std::map<std::vector<int64_t>, std::vector<int32_t>> node_rings_;         // by the devices' local indices
 };

@@ -246,3 +246,27 @@ TEST(Algorithms, LibrariesChooseTheirAlgorithms) {
   EXPECT_EQ(ps::parse_algorithm("hierarchical"), ps::Algorithm::hierarchical);
   EXPECT_FALSE(ps::parse_algorithm("butterfly").has_value());
 }
+
+// RCCL runs each ring both ways (GroupLayout::counter_rotating): every channel's ring is followed by
+// its reverse, each carrying half the channel's share, and a member sends to both neighbours; a ring of
+// two members is its own reverse.
+TEST(Algorithms, CounterRotatingRingsRunEachRingBothWays) {
+  auto layout = nodes_of(2, 4, {0, 1});
+  layout.counter_rotating = true;
+  const auto orders = ps::ring_orders(layout);
+  ASSERT_EQ(orders.size(), 4u);
+  for (size_t c = 0; c < orders.size(); c += 2)
+    EXPECT_EQ(orders[c + 1], std::vector<int32_t>(orders[c].rbegin(), orders[c].rend()));
+  const double n = 64e6;
+  const auto one_way = check_plan(OpKind::all_gather, ps::Algorithm::ring, nodes_of(2, 4, {0, 1}), n);
+  const auto both = check_plan(OpKind::all_gather, ps::Algorithm::ring, layout, n);
+  EXPECT_EQ(both.steps, one_way.steps);
+  EXPECT_DOUBLE_EQ(both.sent, one_way.sent);
+  const auto first = ps::plan(OpKind::all_gather, ps::Algorithm::ring, layout, 0, n, -1, ps::Fidelity::exact);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.front().sends.size(), 4u);  // both neighbours of member 0 on each channel's ring pair
+
+  auto pair = ps::GroupLayout::flat(2);
+  pair.counter_rotating = true;
+  EXPECT_EQ(ps::ring_orders(pair).size(), 1u);
+}

@@ -45,3 +45,16 @@ TEST(Pccl, RingBeatsHierarchicalAtThirtyTwoRanksForOneGigabyte) {
               ring / pccl);
   EXPECT_LT(ring / pccl, 1.0);
 }
+
+// Inside one Frontier node every Hamiltonian ring through the eight GCDs crosses a single 50 GB/s
+// Infinity Fabric link; RCCL runs its rings both ways (ROCm/rccl rome_models.cc), so a 1 GB all-gather
+// moves 7/8 GB at twice that link's rate. The PCCL authors' artifact data (axonn-ai/sc2025-pccl-reproducer)
+// measured 10.5 ms for 1 GiB on one node; one ring one way would take about 18 ms.
+TEST(Pccl, RcclRunsItsRingsBothWaysInsideAFrontierNode) {
+  const double t = all_gather("rccl", 8, 1e9);
+  const double both_ways = 1e9 * 7 / 8 / (2 * 50e9) + 7 * 39e-6;
+  std::printf("all-gather 8 GCDs, 1 GB: rccl %.4g s (two-way ring closed form %.4g s)\n", t, both_ways);
+  EXPECT_NEAR(t, both_ways, 0.03 * both_ways);
+  // PCCL on one node is RCCL's ring.
+  EXPECT_NEAR(all_gather("pccl", 8, 1e9), t, 1e-3 * t);
+}
