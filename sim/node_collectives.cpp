@@ -34,11 +34,12 @@ double NodeCollectives::ring_bandwidth(int64_t rank, workloads::AxisMask mask) {
     const int64_t first = program_.grid.group_member(r, mask, 0);
     if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
     firsts.push_back(first);
-    const GroupLayout& layout = layouts_.of(r, mask);
-    std::vector<int64_t> ring;
-    for (int32_t k : layout.order) ring.push_back(placement_.device_of(program_.grid.group_member(r, mask, k)));
-    if (layout.counter_rotating && ring.size() > 2) rings.emplace_back(ring.rbegin(), ring.rend());
-    rings.push_back(std::move(ring));
+    // The rings the library runs through the group (RCCL's both ways), as devices.
+    for (const auto& order : ring_orders(layouts_.of(r, mask))) {
+      std::vector<int64_t> ring;
+      for (int32_t k : order) ring.push_back(placement_.device_of(program_.grid.group_member(r, mask, k)));
+      rings.push_back(std::move(ring));
+    }
   }
   return ring_bandwidth_[key] = topology_.rings(rings).bandwidth;
 }
