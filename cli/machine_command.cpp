@@ -61,6 +61,8 @@ void show_machine(const topology::Machine& m) {
   std::cout << "device: " << d.memory / 1e9 << " GB at " << gbps(d.hbm_bandwidth) << ", " << d.compute_units
             << " compute unit(s)";
   if (d.gemm_cache > 0) std::cout << ", GEMM blocks in a " << d.gemm_cache / (1024 * 1024) << " MiB cache";
+  if (d.gemm_block_k > 0)
+    std::cout << " (" << d.gemm_block_k << " of K per pass over C, " << d.gemm_block_n << " columns per pass over A)";
   std::cout << "; peak";
   for (const auto& [dtype, f] : d.peak_flops) std::cout << ' ' << dtype << ' ' << f / 1e12 << " TFLOP/s";
   if (!d.empirical_flops.empty()) {

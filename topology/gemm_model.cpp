@@ -38,8 +38,11 @@ CpuTraffic cpu_traffic(const GemmShape& s, const GemmDevice& d) {
   if (d.cache_bytes <= 0 || d.memory_bandwidth <= 0) return {(a + b) * batch, 0};
   const double cache = d.cache_bytes;
   CpuTraffic t;
-  t.packed_from_cache = (a * (1 - spill(a, cache)) + b * (1 - spill(b, cache))) * batch;
-  t.memory_seconds = 2 * (a * spill(a, cache) + b * spill(b, cache) + c * spill(c, cache)) * batch / d.memory_bandwidth;
+  const double fa = spill(a, cache), fb = spill(b, cache), fc = spill(c, cache);
+  const double c_passes = d.block_k > 0 ? static_cast<double>(ceil_div(std::max<int64_t>(s.k, 1), d.block_k)) : 1;
+  const double a_passes = d.block_n > 0 ? static_cast<double>(ceil_div(std::max<int64_t>(s.n, 1), d.block_n)) : 0;
+  t.packed_from_cache = (a * (1 - fa) + b * (1 - fb)) * batch;
+  t.memory_seconds = (2 * (a * fa + b * fb) + 2 * c * fc * c_passes + a * fa * a_passes) * batch / d.memory_bandwidth;
   return t;
 }
 

@@ -56,6 +56,8 @@ struct GemmDevice {
   double bytes_per_element = 2;  // of the dtype
   std::vector<GemmTile> tiles;   // empty: default_gemm_tiles()
   double cache_bytes = 0;        // a CPU core's cache its GEMM blocks live in (L2); 0: no cache model
+  int64_t block_k = 0;           // CPU: K of one pass of the micro-kernel over C; 0: one pass
+  int64_t block_n = 0;           // CPU: columns of C per pass over packed A; 0: A is not re-read
 };
 
 struct GemmShape {
@@ -76,8 +78,12 @@ GemmTiming gemm_timing(const GemmShape& shape, const GemmDevice& device, const G
 // A CPU core's operand traffic around the main loop (device.cache_bytes > 0): the bytes of A and B it
 // packs from its cache (at the model's packing bandwidth), and the seconds of the rest at memory
 // bandwidth — the parts of A and B beyond the cache packed from memory (read and written back), and
-// of an output beyond the cache loaded and stored. Without a cache model: every packed byte, no
-// memory time.
+// of an output beyond the cache loaded and stored. Goto's loops (§4-5) walk K in blocks of block_k,
+// loading and storing C once per block, and the columns of C in blocks of block_n, streaming the
+// packed A once per block (OpenBLAS 0.3.21's param.h: GEMM_Q and GEMM_P, 320 and 640 for Cooper Lake's
+// SGEMM; a row-major call is the column-major product of the transposes, so P blocks our n): a 1536³
+// fp32 product loads and stores its 9 MiB C five times and streams A three times. Without a cache
+// model: every packed byte, no memory time.
 struct CpuTraffic {
   double packed_from_cache = 0;  // bytes
   double memory_seconds = 0;

@@ -30,6 +30,8 @@ struct DeviceSpec {
   int64_t compute_units = 1;                      // SMs, CUs: the GEMM model's waves (1: a CPU core)
   std::vector<GemmTile> gemm_tiles;               // the GEMM library's tiles (empty: cuBLAS's)
   double gemm_cache = 0;                          // bytes: a CPU core's cache for its GEMM blocks (0: none)
+  int64_t gemm_block_k = 0;                       // CPU BLAS: K per pass over C (0: one pass)
+  int64_t gemm_block_n = 0;                       // CPU BLAS: columns per pass over packed A (0: no re-read)
 };
 
 struct HostSpec {

@@ -63,6 +63,15 @@ DeviceSpec read_device(JsonReader r) {
       r.fail("gemm_tiles", "is empty: list the library's tiles, or leave the key out for cuBLAS's");
   }
   d.gemm_cache = r.number("gemm_cache_MB", 0.0, 0, 1e6) * 1024 * 1024;
+  if (r.has("gemm_blocks")) {
+    if (d.gemm_cache <= 0)
+      r.fail("gemm_blocks", "needs gemm_cache_MB: the blocks are what a CPU BLAS fits in that cache");
+    JsonReader b = r.object("gemm_blocks");
+    d.gemm_block_k = b.integer("k", std::nullopt, 1, 1 << 20);
+    d.gemm_block_n = b.integer("n", std::nullopt, 1, 1 << 20);
+    annotations(b);
+    b.finish();
+  }
   annotations(r);
   r.finish();
   return d;
@@ -340,6 +349,8 @@ GemmDevice gemm_device(const DeviceSpec& device, double peak_flops, double memor
   d.bytes_per_element = bytes_per_element;
   d.tiles = device.gemm_tiles;
   d.cache_bytes = device.gemm_cache;
+  d.block_k = device.gemm_block_k;
+  d.block_n = device.gemm_block_n;
   return d;
 }
 

@@ -137,10 +137,14 @@ TEST(GemmFit, RefusesTooFewOrBadSamples) {
 
 // OpenBLAS SGEMMs measured by `paratwin calibrate micro --backend cpu` on 2 ranks of this project's
 // 2-core machine (results/calibration/localhost/profiles/profile-2ranks.json): fitted to the sweep, the
-// model with the core's 1 MiB L2 predicts the workloads' 52 shapes (batched attention products,
-// transposed operands) at 10 % rms, 39 of them within 10 %. Not all: shapes of 128-256 that fit in the
-// L2 run 10-15 % faster than the sweep's large ones say, and the model knows no transposes (256×4×256
-// takes 17 µs, 23 µs with A transposed; the model 13 µs).
+// model with the core's 1 MiB L2 and OpenBLAS's blocks (320 of K, 640 columns: C and packed A re-read
+// per block) predicts the workloads' 52 shapes (batched attention products, transposed operands) at
+// 9.2 % rms, 45 of them within 10 %. Not all: three in-cache products of 256-384 run 10-11 % faster than predicted;
+// three of 12-23 µs with 4 columns or a K of 4 go through OpenBLAS's unpacked kernels for small
+// products (interface/gemm.c: SGEMM_DIRECT below M·N·K = 28·512², kernel/x86_64/
+// sgemm_small_kernel_permit_skylakex.c), which the model does not know, nor transposes (256×4×256
+// takes 17 µs, 23 µs with A transposed; the model 13 µs); and a batch of 8 256×32×128 products took
+// 269 µs where its batch of 4 took 103 µs (the model 208 µs).
 TEST(GemmFit, CpuModelPredictsUnseenWorkloadShapes) {
   const auto profile =
       read_json(std::string(PARATWIN_SOURCE_DIR) + "/results/calibration/localhost/profiles/profile-2ranks.json");
@@ -152,8 +156,8 @@ TEST(GemmFit, CpuModelPredictsUnseenWorkloadShapes) {
   const double launch = profile["fit"]["launch_overhead_us"].get<double>() * 1e-6;
   const auto fit = pc::fit_gemm_model(s.sweep, d, launch, /*packing=*/true);
   d.peak_flops *= fit.peak_scale;
-  EXPECT_LT(rms_error(s.shapes, d, fit, launch), 0.11);
-  EXPECT_GE(within(s.shapes, d, fit, launch, 0.10), 36u) << "of " << s.shapes.size();
+  EXPECT_LT(rms_error(s.shapes, d, fit, launch), 0.10);
+  EXPECT_GE(within(s.shapes, d, fit, launch, 0.10), 45u) << "of " << s.shapes.size();
   EXPECT_LT(worst_error(s.shapes, d, fit, launch), 0.45);
 }
 

@@ -146,6 +146,34 @@ TEST(GemmModel, CpuOperandsBeyondTheCacheMoveAtMemorySpeed) {
   EXPECT_NEAR(with.seconds - without.seconds, (a / 4 + b) / 10e9 + 2 * a * 0.75 / 25e9 - (a + b) / 10e9, 1e-12);
 }
 
+// Goto's loops re-read what does not stay in the cache: C is loaded and stored once per block of K
+// (OpenBLAS's GEMM_Q) and the packed A streamed once per block of C's columns (GEMM_P of the
+// transposed, column-major call). 1536 x 1536 x 1536 fp32 in 448-wide blocks: four passes of each.
+TEST(GemmModel, CpuBlocksReReadCAndPackedA) {
+  pt::GemmDevice d;
+  d.peak_flops = 100e9;
+  d.memory_bandwidth = 25e9;
+  d.bytes_per_element = 4;
+  d.tiles = {{16, 4}};
+  d.cache_bytes = 1 << 20;
+  const pt::GemmShape s{1536, 1536, 1536, 1};
+  const double x = 1536.0 * 1536 * 4, f = 1 - (1 << 20) / x;  // every operand, its share beyond the cache
+  const double one_pass = pt::cpu_traffic(s, d).memory_seconds;
+  EXPECT_NEAR(one_pass, 2 * 3 * x * f / 25e9, 1e-12);  // no blocks: A and B packed, C loaded and stored once
+  d.block_k = 448;
+  d.block_n = 448;
+  EXPECT_NEAR(pt::cpu_traffic(s, d).memory_seconds, (2 * 2 * x * f + 2 * x * f * 4 + x * f * 4) / 25e9, 1e-12);
+  // K and n within one block: C once, A streamed once more than packed.
+  const pt::GemmShape small{1536, 448, 448, 1};
+  const double a = 1536.0 * 448 * 4, b = 448.0 * 448 * 4, c = 1536.0 * 448 * 4;
+  const auto beyond = [](double bytes) { return bytes > (1 << 20) ? bytes - (1 << 20) : 0.0; };
+  EXPECT_NEAR(pt::cpu_traffic(small, d).memory_seconds,
+              (2 * (beyond(a) + beyond(b)) + 2 * beyond(c) + beyond(a)) / 25e9, 1e-12);
+  // Nothing changes for a device without a cache model (a GPU).
+  d.cache_bytes = 0;
+  EXPECT_EQ(pt::cpu_traffic(s, d).memory_seconds, 0);
+}
+
 // The shipped machines against published large-GEMM rates (the kernel alone, as benchmarks report it):
 // - A100 (Perlmutter, 40 GB; Selene, 80 GB): cuBLAS bf16 32768² at 280 TFLOP/s, and AMD MI250X (one
 //   Frontier GCD): rocBLAS bf16 32768² at 125 TFLOP/s — "Optimizing Communication in Parallel Deep

@@ -285,6 +285,13 @@ TEST(MachineErrors, ValuesOutOfRange) {
   d = base();
   d["node"]["device"]["gemm_tiles"] = {{{"m", 128}}};
   EXPECT_TRUE(rejects(d, "node.device.gemm_tiles[0].n", "missing"));
+  d = base();
+  d["node"]["device"]["gemm_blocks"] = {{"k", 448}, {"n", 448}};  // blocks of a cache not given
+  EXPECT_TRUE(rejects(d, "node.device.gemm_blocks", "needs gemm_cache_MB"));
+  d = base();
+  d["node"]["device"]["gemm_cache_MB"] = 1;
+  d["node"]["device"]["gemm_blocks"] = {{"k", 0}, {"n", 448}};
+  EXPECT_TRUE(rejects(d, "node.device.gemm_blocks.k", "= 0 is out of range"));
 }
 
 TEST(MachineErrors, UnknownTopologyKind) {
