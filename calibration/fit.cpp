@@ -1,5 +1,6 @@
 #include "calibration/fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -59,6 +60,11 @@ PlaneFit fit_plane(const std::vector<double>& u, const std::vector<double>& v, c
   }
   f.rms_relative_error = std::sqrt(sq / static_cast<double>(y.size()));
   return f;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace paratwin::calibration

@@ -21,4 +21,7 @@ struct PlaneFit {
 };
 PlaneFit fit_plane(const std::vector<double>& u, const std::vector<double>& v, const std::vector<double>& y);
 
+// The median of repeated measurements (the upper one of an even count); `v` must not be empty.
+double median(std::vector<double> v);
+
 }  // namespace paratwin::calibration

@@ -1,26 +1,20 @@
 #pragma once
-// Micro-benchmarks through an executor backend (issue 7): GEMMs of many shapes, element-wise sweeps and
-// every collective kind over message sizes and group sizes, each op timed alone on every rank at once
-// (so a shared core is measured shared), and the profile parameters fitted to them.
+// Micro-benchmarks through an executor backend: the plan (micro_plan.hpp) run on every rank at once, each
+// op timed alone (so a shared core is measured shared), and the profile fitted to the times.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "calibration/micro_plan.hpp"
 #include "exec/backend.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::calibration {
 
-struct MicroOptions {
-  bool quick = false;  // fewer and smaller sizes (tests)
-  int repeats = 5;     // each op; the median counts
-  // GEMM shapes to time one by one besides the sweep (the shapes of the workloads to be predicted):
-  // the profile lists their seconds, which the simulator uses for exactly these shapes.
-  std::vector<workloads::GemmShape> shapes;
-};
-
-// Appends the GEMM shapes of a Program (every role's) that `shapes` does not hold yet.
-void add_gemm_shapes(const workloads::Program& program, std::vector<workloads::GemmShape>& shapes);
+// Times every op of the plan on every rank at once (collective over MPI_COMM_WORLD; `backend` prepared
+// for plan.program).
+MicroTimes measure_micro(exec::Backend& backend, int rank, int ranks, const MicroPlan& plan,
+                         const MicroOptions& options);
 
 // Collective over MPI_COMM_WORLD (every rank runs every op in the same order; `backend` not yet
 // prepared). Returns, on every rank, the profile: raw measurements, fitted parameters and fit errors.

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/run_summary.hpp"
 #include "common/input_error.hpp"
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
 #include "exec/verify.hpp"
+#include "predict/run_summary.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/trace.hpp"
@@ -171,9 +171,9 @@ int run(const ExecArgs& a) {
   if (rank == 0) {
     const auto n = static_cast<size_t>(options.iterations);
     std::vector<double> iterations(n, 0);
-    std::vector<RankRow> rows;
+    std::vector<predict::RankRow> rows;
     std::vector<workloads::OpEvent> events;
-    std::map<std::pair<int, workloads::AxisMask>, CollectiveRow> collectives;
+    std::map<std::pair<int, workloads::AxisMask>, predict::CollectiveRow> collectives;
     for (int r = 0; r < size; ++r) {
       const double* p = all.data() + offsets[static_cast<size_t>(r)];
       for (size_t k = 0; k < n; ++k) iterations[k] = std::max(iterations[k], *p++);
@@ -193,7 +193,7 @@ int run(const ExecArgs& a) {
       }
     }
     // Per rank, as the simulator reports them.
-    std::vector<CollectiveRow> per_rank;
+    std::vector<predict::CollectiveRow> per_rank;
     for (auto [key, c] : collectives) {
       c.count /= size;
       c.bytes /= size;
@@ -204,7 +204,8 @@ int run(const ExecArgs& a) {
     std::vector<double> sorted = iterations;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    auto j = run_summary(w, program, machine, median, rows, per_rank);
+    const auto summary = predict::summarize(w, program, machine, median, rows, per_rank);
+    auto j = predict::to_json(summary);
     j["backend"] = a.backend;
     j["iterations"] = iterations;
     j["warmup"] = a.warmup;
@@ -221,7 +222,7 @@ int run(const ExecArgs& a) {
     std::printf("  iterations            ");
     for (double t : iterations) std::printf("%.4g s  ", t);
     std::printf("(median %.4g s)\n", median);
-    print_summary(w, j, "ran anyway");
+    predict::print_summary(w, summary, "ran anyway");
   }
   MPI_Finalize();
   return 0;

@@ -6,9 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/simulation_run.hpp"
-#include "cli/sweep_children.hpp"
+#include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
+#include "predict/fidelity.hpp"
+#include "predict/predict.hpp"
 #include "sim/collectives.hpp"
 #include "sim/search.hpp"
 #include "workloads/embedded_examples.hpp"
@@ -39,28 +40,6 @@ std::vector<sim::Family> families_of(const std::string& name) {
   if (name == "ptdp") return {sim::Family::ptdp};
   if (name == "ted") return {sim::Family::ted};
   return {};  // all
-}
-
-nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
-  nlohmann::json j = {{"iteration_seconds", e.iteration},
-                      {"compute_seconds", e.compute},
-                      {"exposed_comm_seconds", e.exposed_comm},
-                      {"bubble_seconds", e.bubble},
-                      {"bubble_fraction", e.bubble_fraction},
-                      {"tokens_per_second", e.tokens_per_second},
-                      {"percent_of_peak", e.percent_of_peak},
-                      {"memory_bytes_per_gpu", e.memory.total()},
-                      {"fits", e.fits()}};
-  for (const auto& c : e.collectives)
-    j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
-                                {"group", c.group},
-                                {"group_size", c.group_size},
-                                {"count", c.count},
-                                {"bytes", c.bytes},
-                                {"bandwidth", c.bandwidth},
-                                {"seconds", c.seconds},
-                                {"exposed_seconds", c.exposed}});
-  return j;
 }
 
 double gib(double bytes) {
@@ -104,11 +83,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Simulates the best `setup`-configured candidates one by one, each in a child process (one SimGrid engine
-// per process), telling stderr which one runs and how long each took. Fills `cells` and returns the
-// summaries ({"error": ...} for a failed one).
-nlohmann::json simulate_best(const sim::SearchResult& result, const SimulationSetup& setup,
-                             std::vector<std::string>& cells) {
+// Simulates the best candidates one by one, each in a child process (one SimGrid engine per process),
+// telling stderr which one runs and how long each took. Fills `cells` and returns the predictions'
+// documents ({"error": ...} for a failed one).
+nlohmann::json simulate_best(const sim::SearchResult& result, const topology::Machine& machine,
+                             const predict::PointOptions& options, std::vector<std::string>& cells) {
   nlohmann::json summaries = nlohmann::json::array();
   const auto started = std::chrono::steady_clock::now();
   for (size_t i = 0; i < cells.size(); ++i) {
@@ -116,21 +95,18 @@ nlohmann::json simulate_best(const sim::SearchResult& result, const SimulationSe
     std::fprintf(stderr, "paratwin search: simulating %zu of %zu: %s %s (%.0f s elapsed)\n", i + 1, cells.size(),
                  sim::to_string(c.family), c.label.c_str(), seconds_since(started));
     const auto one = std::chrono::steady_clock::now();
-    ChildPool pool(1);
-    pool.start(i, [&] { return run_simulation(c.workload, setup).summary; });
-    const auto run = *pool.wait(-1);
     char cell[64];
-    if (run.ok) {
-      const double seconds = run.value["iteration_seconds"].get<double>();
-      std::snprintf(cell, sizeof cell, "%.4f", seconds);
+    try {
+      const auto p = predict::predict_in_child(c.workload, machine, options);
+      std::snprintf(cell, sizeof cell, "%.4f", p.iteration_seconds);
       std::fprintf(stderr,
                    "paratwin search: simulated %zu of %zu in %.1f s: %.4g s per iteration (analytical %.4g s)\n", i + 1,
-                   cells.size(), seconds_since(one), seconds, c.estimate.iteration);
-      summaries.push_back(run.value);
-    } else {
+                   cells.size(), seconds_since(one), p.iteration_seconds, c.estimate.iteration);
+      summaries.push_back(predict::to_json(p));
+    } catch (const std::exception& e) {
       std::snprintf(cell, sizeof cell, "failed");
-      std::fprintf(stderr, "paratwin search: simulating %s failed: %s\n", c.label.c_str(), run.error.c_str());
-      summaries.push_back({{"error", run.error}});
+      std::fprintf(stderr, "paratwin search: simulating %s failed: %s\n", c.label.c_str(), e.what());
+      summaries.push_back({{"error", e.what()}});
     }
     cells[i] = cell;
   }
@@ -175,7 +151,7 @@ Action add_search_command(CLI::App& app) {
                   "analytical ranking keeps the library's choices)");
   cmd->add_flag("--no-progress", a->no_progress,
                 "no engine progress from those simulations (shown by default above " +
-                    std::to_string(kProgressAboveRanks) + " GPUs)");
+                    std::to_string(predict::kProgressAboveRanks) + " GPUs)");
   cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
       ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
   cmd->add_flag("--placement-agnostic", a->placement_agnostic,
@@ -185,17 +161,16 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "write every ranked, rejected and invalid configuration as JSON to this file");
   return [a]() -> int {
     const auto base = workloads::load_workload_or_default(a->workload);
-    const auto machine = topology::resolve_machine(a->machine);
-    const int64_t per_node = machine.devices_per_node();
-    const int64_t nodes = (a->gpus + per_node - 1) / per_node;
+    const auto machine = predict::load_machine(a->machine);
+    const int64_t nodes = predict::nodes_for(machine, a->gpus);
     if (nodes > machine.network.nodes)
       throw InputError("--gpus", "= " + std::to_string(a->gpus) + " but " + machine.name + " has " +
                                      std::to_string(machine.total_devices()) + " devices");
-    const std::string library = a->library.empty() ? machine.profile.library : a->library;
+    const std::string library = predict::library_for(machine, a->library);
     // Bad simulation options fail now, not after the ranking.
-    const auto choice = choose_fidelity(a->gpus, a->fidelity, a->fold);
-    check_algorithm_specs(a->algorithms);
-    const topology::Topology topology(machine.slice(nodes), sim::topology_options(library));
+    const auto choice = predict::choose_fidelity(a->gpus, a->fidelity, a->fold);
+    predict::parse_algorithms(a->algorithms);
+    const auto topology = predict::topology_for(machine, a->gpus, library);
     sim::SearchOptions options;
     options.gpus = a->gpus;
     options.families = families_of(a->family);
@@ -235,15 +210,16 @@ Action add_search_command(CLI::App& app) {
     nlohmann::json sim_results = nlohmann::json::array();
     if (simulated > 0) {
       std::fprintf(stderr, "paratwin search: simulating the best %zu with SimGrid: %s\n", simulated,
-                   describe(choice, a->gpus).c_str());
-      SimulationSetup setup;
-      setup.machine = a->machine;
-      setup.fidelity = a->fidelity;
-      setup.fold = a->fold;
-      setup.library = a->library;
-      setup.algorithms = a->algorithms;
-      setup.progress = !a->no_progress && a->gpus > kProgressAboveRanks;
-      sim_results = simulate_best(result, setup, cells);
+                   predict::describe(choice, a->gpus).c_str());
+      predict::PointOptions point;
+      point.fidelity = a->fidelity;
+      point.fold = a->fold;
+      point.library = a->library;
+      point.algorithms = a->algorithms;
+      point.progress = !a->no_progress && a->gpus > predict::kProgressAboveRanks;
+      if (point.progress) point.step = step_log();
+      point.warn = print_warning;
+      sim_results = simulate_best(result, machine, point, cells);
       std::printf("\n  the best %zu simulated with SimGrid (%s fidelity%s):\n", simulated, choice.fidelity.c_str(),
                   choice.fold ? ", folded" : "");
       print_ranking(result, static_cast<size_t>(a->top), cells);
@@ -270,7 +246,7 @@ Action add_search_command(CLI::App& app) {
         nlohmann::json e = {{"rank", i + 1},
                             {"family", sim::to_string(c.family)},
                             {"configuration", c.label},
-                            {"analytical", to_json(c.estimate)},
+                            {"analytical", predict::to_json(c.estimate)},
                             {"parallelism", workloads::to_json(c.workload)["parallelism"]}};
         if (i < simulated) e["simulated"] = sim_results[i];
         j["ranked"].push_back(std::move(e));

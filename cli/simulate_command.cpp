@@ -3,7 +3,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/simulation_run.hpp"
+#include "cli/simulation_report.hpp"
+#include "predict/fidelity.hpp"
+#include "predict/predict.hpp"
 #include "workloads/embedded_examples.hpp"
 
 namespace paratwin::cli {
@@ -29,7 +31,7 @@ struct SimulateArgs {
 // Progress by default where a run takes long enough to look hung without it.
 bool wants_progress(const SimulateArgs& a, int64_t ranks) {
   if (a.no_progress) return false;
-  return a.progress || ranks > kProgressAboveRanks;
+  return a.progress || ranks > predict::kProgressAboveRanks;
 }
 
 }  // namespace
@@ -45,8 +47,8 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--fidelity", a->fidelity,
                   "exact: one phase per algorithm step; fast: aggregated phases; auto: by the rank count (exact up "
                   "to " +
-                      std::to_string(kAutoExactUpToRanks) + " ranks, fast up to " +
-                      std::to_string(kAutoFoldAboveRanks) + ", fast with --fold above)")
+                      std::to_string(predict::kAutoExactUpToRanks) + " ranks, fast up to " +
+                      std::to_string(predict::kAutoFoldAboveRanks) + ", fast with --fold above)")
       ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
   cmd->add_option("--profile", a->profile,
@@ -65,9 +67,9 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
-  auto* progress =
-      cmd->add_flag("--progress", a->progress,
-                    "report progress on stderr (the default above " + std::to_string(kProgressAboveRanks) + " ranks)");
+  auto* progress = cmd->add_flag(
+      "--progress", a->progress,
+      "report progress on stderr (the default above " + std::to_string(predict::kProgressAboveRanks) + " ranks)");
   cmd->add_flag("--no-progress", a->no_progress, "no progress on stderr, however large the run")->excludes(progress);
   cmd->add_flag(
       "--fold", a->fold,
@@ -77,24 +79,25 @@ Action add_simulate_command(CLI::App& app) {
       "512 ranks (within 0.6-2.0% of one actor per rank in our measurements, up to 8,192 ranks; see sim/README.md)");
   return [a]() -> int {
     const auto w = workloads::load_workload_or_default(a->workload);
-    const auto choice = choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
+    const auto choice = predict::choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
     // First, before anything slow: what will be simulated and how to choose otherwise.
-    std::fprintf(stderr, "paratwin simulate: %s\n", describe(choice, w.total_ranks()).c_str());
-    SimulationSetup setup;
-    setup.machine = a->machine;
-    setup.nodes = a->nodes;
-    setup.fidelity = a->fidelity;  // run_simulation makes the same choice and records it
-    setup.library = a->library;
-    setup.profile = a->profile;
-    setup.algorithms = a->algorithms;
-    setup.trace = !a->trace.empty();
-    setup.trace_ranks = a->trace_ranks;
-    setup.progress = wants_progress(*a, w.total_ranks());
-    setup.fold = a->fold;
-    const SimulationRun run = run_simulation(w, setup);
-    if (setup.trace) write_file_atomically(a->trace, run.trace);
-    if (!a->json.empty()) write_file_atomically(a->json, run.summary.dump(2) + "\n");
-    print_simulation_report(w, run.summary);
+    std::fprintf(stderr, "paratwin simulate: %s\n", predict::describe(choice, w.total_ranks()).c_str());
+    predict::PointOptions options;
+    options.nodes = a->nodes;
+    options.fidelity = a->fidelity;  // predict makes the same choice and records it
+    options.library = a->library;
+    options.profile = a->profile;
+    options.algorithms = a->algorithms;
+    options.trace = !a->trace.empty();
+    options.trace_ranks = a->trace_ranks;
+    options.progress = wants_progress(*a, w.total_ranks());
+    options.fold = a->fold;
+    if (options.progress) options.step = step_log();
+    options.warn = print_warning;
+    const auto p = predict::predict(w, predict::load_machine(a->machine, a->profile), options);
+    if (options.trace) write_file_atomically(a->trace, p.trace);
+    if (!a->json.empty()) write_file_atomically(a->json, predict::to_json(p).dump(2) + "\n");
+    print_simulation_report(w, p);
     return 0;
   };
 }

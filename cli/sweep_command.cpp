@@ -9,13 +9,13 @@
 #include <thread>
 
 #include "cli/commands.hpp"
-#include "cli/sweep_children.hpp"
 #include "cli/sweep_journal.hpp"
 #include "cli/sweep_mpi.hpp"
 #include "cli/sweep_outputs.hpp"
 #include "cli/sweep_point.hpp"
 #include "cli/sweep_spec.hpp"
 #include "common/input_error.hpp"
+#include "predict/child_pool.hpp"
 
 namespace paratwin::cli {
 
@@ -63,7 +63,7 @@ int default_jobs(const SweepComm& comm) {
 void run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine, int jobs,
                 const std::function<void(size_t, nlohmann::json, int)>& done, const std::function<bool()>& poll,
                 const std::function<bool()>& finished) {
-  ChildPool pool(jobs);
+  predict::ChildPool pool(jobs);
   size_t next = 0;
   while (!finished()) {
     while (!pool.full() && next < mine.size()) {

@@ -1,5 +1,5 @@
 // Enumerating a sweep's points and evaluating one: the point's workload (scaled to its GPU count and
-// configured as the spec says), then SimGrid (through run_simulation) or the analytical model.
+// configured as the spec says), then predicted by SimGrid or the analytical model.
 #include "cli/sweep_point.hpp"
 
 #include <algorithm>
@@ -7,13 +7,9 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "cli/simulation_run.hpp"
 #include "common/json_file.hpp"
-#include "sim/analytical_model.hpp"
-#include "sim/collectives.hpp"
+#include "predict/predict.hpp"
 #include "sim/search.hpp"
-#include "topology/machine.hpp"
-#include "topology/topology.hpp"
 
 namespace paratwin::cli {
 
@@ -113,40 +109,20 @@ Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const wor
   c.workload = workloads::parse_workload(doc, source);
   c.label = spec.configurations == ConfigurationMode::listed && !spec.listed[p.configuration].label.empty()
                 ? spec.listed[p.configuration].label
-                : configuration_label(c.workload);
+                : workloads::configuration_label(c.workload);
   return c;
 }
 
-topology::Topology point_topology(const topology::Machine& machine, int64_t nodes, const std::string& library) {
-  return topology::Topology(machine.slice(nodes), sim::topology_options(library));
-}
-
-void fill_from_simulation(nlohmann::json& row, const nlohmann::json& s) {
-  row["iteration_s"] = s["iteration_seconds"];
-  row["tokens_per_s"] = s["tokens_per_second"];
-  row["tflops_per_gpu"] = s["model_tflops_per_device"];
-  row["percent_of_peak"] = s["percent_of_peak"];
-  // The busiest stage (most compute), as the analytical model reports: its time is the iteration's.
-  const nlohmann::json* busiest = &s["stages"][0];
-  for (const auto& stage : s["stages"])
-    if (stage["compute"].get<double>() > (*busiest)["compute"].get<double>()) busiest = &stage;
-  row["compute_s"] = (*busiest)["compute"];
-  row["exposed_comm_s"] = (*busiest)["exposed_comm"];
-  row["bubble_s"] = (*busiest)["bubble"];
-  row["memory_gib_per_gpu"] = s["memory"]["max_bytes_per_rank"].get<double>() / kGiB;
-  row["fits"] = s["memory"]["fits"];
-}
-
-void fill_from_estimate(nlohmann::json& row, const sim::AnalyticalEstimate& e, int64_t gpus) {
-  row["iteration_s"] = e.iteration;
-  row["tokens_per_s"] = e.tokens_per_second;
-  row["tflops_per_gpu"] = e.model_flops / e.iteration / static_cast<double>(gpus) / 1e12;
-  row["percent_of_peak"] = e.percent_of_peak;
-  row["compute_s"] = e.compute;
-  row["exposed_comm_s"] = e.exposed_comm;
-  row["bubble_s"] = e.bubble;
-  row["memory_gib_per_gpu"] = e.memory.total() / kGiB;
-  row["fits"] = e.fits();
+void fill_from(nlohmann::json& row, const predict::Prediction& p) {
+  row["iteration_s"] = p.iteration_seconds;
+  row["tokens_per_s"] = p.tokens_per_second;
+  row["tflops_per_gpu"] = p.model_tflops_per_device;
+  row["percent_of_peak"] = p.percent_of_peak;
+  row["compute_s"] = p.compute_seconds;
+  row["exposed_comm_s"] = p.exposed_comm_seconds;
+  row["bubble_s"] = p.bubble_seconds;
+  row["memory_gib_per_gpu"] = p.memory_bytes_per_rank / kGiB;
+  row["fits"] = p.fits;
 }
 
 // The columns every row has, whatever happens to the point.
@@ -180,33 +156,6 @@ nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
 }
 
 }  // namespace
-
-std::string configuration_label(const workloads::Workload& w) {
-  const auto& p = w.parallel;
-  std::string label;
-  const auto add = [&](const std::string& part) { label += (label.empty() ? "" : " ") + part; };
-  switch (p.tensor.mode) {
-    case workloads::TensorMode::megatron:
-      add("t=" + std::to_string(p.tensor.size));
-      break;
-    case workloads::TensorMode::optimus:
-      add("q=" + std::to_string(p.tensor.rows));
-      break;
-    case workloads::TensorMode::axonn:
-      add("x=" + std::to_string(p.tensor.x) + " y=" + std::to_string(p.tensor.y) + " z=" + std::to_string(p.tensor.z));
-      break;
-    case workloads::TensorMode::none:
-      break;
-  }
-  if (p.sequence_parallel) add("sp");
-  if (p.expert > 1) add("e=" + std::to_string(p.expert));
-  if (p.pipeline.stages > 1) add("p=" + std::to_string(p.pipeline.stages));
-  if (p.pipeline.chunks > 1) add("v=" + std::to_string(p.pipeline.chunks));
-  add("d=" + std::to_string(p.data));
-  if (p.zero_stage > 0) add("zero=" + std::to_string(p.zero_stage));
-  add("mb=" + std::to_string(w.training.micro_batch));
-  return label;
-}
 
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
   std::vector<std::string> texts;
@@ -247,16 +196,15 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
   nlohmann::json row = identity_row(spec, p);
   try {
     const auto base = workloads::load_workload_file(spec.workload_files[p.workload]);
-    const auto machine = topology::resolve_machine(spec.machine_refs[p.machine]);
-    const int64_t per_node = machine.devices_per_node();
-    const int64_t nodes = (p.gpus + per_node - 1) / per_node;
+    const auto machine = predict::load_machine(spec.machine_refs[p.machine]);
+    const int64_t nodes = predict::nodes_for(machine, p.gpus);
     if (nodes > machine.network.nodes)
       throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " exceeds " + machine.name + "'s " +
                                   std::to_string(machine.total_devices()) + " devices");
     row["nodes"] = nodes;
     const int64_t global_batch = scaled_global_batch(base, spec.scaling, p.gpus);
     row["global_batch"] = global_batch;
-    const std::string library = spec.library.empty() ? machine.profile.library : spec.library;
+    const std::string library = predict::library_for(machine, spec.library);
 
     Configured configured;
     if (spec.configurations == ConfigurationMode::best) {
@@ -265,7 +213,7 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
       sim::SearchOptions options;
       options.gpus = p.gpus;
       options.model.library = library;
-      const auto result = sim::search(scaled, point_topology(machine, nodes, library), options);
+      const auto result = sim::search(scaled, predict::topology_for(machine, p.gpus, library), options);
       if (result.ranked.empty())
         throw std::invalid_argument("no configuration of " + std::to_string(p.gpus) + " GPUs fits in memory (" +
                                     std::to_string(result.rejected.size()) + " too large, " +
@@ -277,20 +225,13 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
     }
     row["configuration"] = configured.label;
 
-    if (p.model == "simulate") {
-      SimulationSetup setup;
-      setup.machine = spec.machine_refs[p.machine];
-      setup.nodes = nodes;
-      setup.fidelity = spec.fidelity;
-      setup.library = spec.library;
-      setup.fold = spec.fold;
-      fill_from_simulation(row, run_simulation(configured.workload, setup).summary);
-    } else {
-      sim::AnalyticalOptions options;
-      options.library = library;
-      fill_from_estimate(row, sim::estimate(configured.workload, point_topology(machine, nodes, library), options),
-                         p.gpus);
-    }
+    predict::PointOptions options;
+    options.model = p.model == "simulate" ? predict::Model::simulate : predict::Model::analytical;
+    options.nodes = nodes;
+    options.library = library;
+    options.fidelity = spec.fidelity;
+    options.fold = spec.fold;
+    fill_from(row, predict::predict(configured.workload, machine, options));
   } catch (const std::exception& e) {
     row["status"] = "failed";
     row["error"] = e.what();

@@ -33,7 +33,4 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& point);
 // The row of a point whose evaluation died without a result.
 nlohmann::json failed_row(const SweepSpec& spec, const SweepPoint& point, const std::string& error);
 
-// A short label of a workload's parallel configuration, e.g. "t=2 p=2 d=4 mb=1".
-std::string configuration_label(const workloads::Workload& w);
-
 }  // namespace paratwin::cli

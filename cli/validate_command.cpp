@@ -14,10 +14,10 @@
 #include "calibration/validation.hpp"
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
-#include "cli/validate_predict.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/report_text.hpp"
+#include "predict/reference_points.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::cli {
@@ -95,7 +95,7 @@ std::optional<double> analytical_value(const ValidationRow& r, const nlohmann::j
 }
 
 std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
-                                   const std::vector<PredictionTask>& tasks,
+                                   const std::vector<predict::ReferenceTask>& tasks,
                                    const std::vector<nlohmann::json>& predictions) {
   std::vector<ValidationRow> rows;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -200,17 +200,17 @@ class KernelEfficiencyFit {
   // The relative errors of `points` with kernel_efficiency `value`, predicted by `model` ("auto": as
   // validate chooses).
   std::vector<ValidationRow> predict(const std::vector<FitPoint>& points, double value, const std::string& model) {
-    std::vector<PredictionTask> tasks;
+    std::vector<predict::ReferenceTask> tasks;
     for (const auto& p : points) {
       std::string m = model;
       if (m == "auto") m = gpus_[p.suite][p.point] <= a_.simulate_up_to ? "simulate" : "analytical";
       tasks.push_back({p.suite, p.point, m});
     }
-    PredictOptions options;
+    predict::ReferenceOptions options;
     options.machines = a_.common.machines;
     options.jobs = a_.common.jobs;
     options.kernel_efficiency[framework_] = value;
-    auto rows = to_rows(suites_, gpus_, tasks, predict_points(suites_, tasks, options));
+    auto rows = to_rows(suites_, gpus_, tasks, predict::predict_points(suites_, tasks, options));
     for (const auto& r : rows)
       if (!r.predicted) throw InputError(r.suite->name + ": " + r.point->label, "cannot be predicted: " + r.error);
     return rows;
@@ -364,20 +364,20 @@ int run_validate(const ValidateArgs& a) {
   if (a.fit) return run_fit(a);
   const auto suites = selected_suites(a.common);
   const auto gpus = point_gpus(suites);
-  std::vector<PredictionTask> tasks;
+  std::vector<predict::ReferenceTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
       std::string model = a.model;
       if (model == "auto") model = gpus[s][p] <= a.simulate_up_to ? "simulate" : "analytical";
       tasks.push_back({s, p, model});
     }
-  PredictOptions options;
+  predict::ReferenceOptions options;
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
   options.sensitivity = true;
   std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, gpus, tasks, predict_points(suites, tasks, options));
+  const auto rows = to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
   print_rows(suites, rows);
 
   fs::create_directories(a.out);
@@ -433,7 +433,7 @@ int run_baseline(const BaselineArgs& a) {
     return std::any_of(it->second.points.begin(), it->second.points.end(),
                        [&](const auto& p) { return p.label == label && p.model == "simulate"; });
   };
-  std::vector<PredictionTask> tasks;
+  std::vector<predict::ReferenceTask> tasks;
   // A simulated point is predicted analytically beside the simulation, in the same child.
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
@@ -442,12 +442,12 @@ int run_baseline(const BaselineArgs& a) {
         simulate = simulate && simulated_before(suites[s].name, suites[s].points[p].label);
       tasks.push_back({s, p, simulate ? "simulate" : "analytical"});
     }
-  PredictOptions options;
+  predict::ReferenceOptions options;
   options.machines = a.common.machines;
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
   std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, gpus, tasks, predict_points(suites, tasks, options));
+  const auto rows = to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
 
   const double tolerance = a.tolerance_percent / 100;
   std::vector<calibration::BaselineChange> all;

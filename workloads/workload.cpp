@@ -143,4 +143,31 @@ nlohmann::json to_json(const Workload& w) {
   return j;
 }
 
+std::string configuration_label(const workloads::Workload& w) {
+  const auto& p = w.parallel;
+  std::string label;
+  const auto add = [&](const std::string& part) { label += (label.empty() ? "" : " ") + part; };
+  switch (p.tensor.mode) {
+    case TensorMode::megatron:
+      add("t=" + std::to_string(p.tensor.size));
+      break;
+    case TensorMode::optimus:
+      add("q=" + std::to_string(p.tensor.rows));
+      break;
+    case TensorMode::axonn:
+      add("x=" + std::to_string(p.tensor.x) + " y=" + std::to_string(p.tensor.y) + " z=" + std::to_string(p.tensor.z));
+      break;
+    case TensorMode::none:
+      break;
+  }
+  if (p.sequence_parallel) add("sp");
+  if (p.expert > 1) add("e=" + std::to_string(p.expert));
+  if (p.pipeline.stages > 1) add("p=" + std::to_string(p.pipeline.stages));
+  if (p.pipeline.chunks > 1) add("v=" + std::to_string(p.pipeline.chunks));
+  add("d=" + std::to_string(p.data));
+  if (p.zero_stage > 0) add("zero=" + std::to_string(p.zero_stage));
+  add("mb=" + std::to_string(w.training.micro_batch));
+  return label;
+}
+
 }  // namespace paratwin::workloads

@@ -137,6 +137,8 @@ struct Workload {
 // Parse and validate; throws WorkloadError naming the JSON path and the broken rule.
 Workload parse_workload(const nlohmann::json& doc, const std::string& source);
 Workload load_workload_file(const std::string& path);
+// A short label of a workload's parallel configuration, e.g. "t=2 p=2 d=4 mb=1" or "x=2 y=1 z=4 d=128 mb=16".
+std::string configuration_label(const Workload& w);
 Workload parse_workload_text(const std::string& text, const std::string& source);
 // Cross-field rules (divisibility, supported combinations); parse_workload calls it.
 void validate(const Workload& w);

@@ -1,4 +1,4 @@
-#include "cli/validate_predict.hpp"
+#include "predict/reference_points.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,23 +7,17 @@
 #include <functional>
 #include <stdexcept>
 
-#include "cli/simulation_run.hpp"
-#include "cli/sweep_children.hpp"
-#include "cli/sweep_point.hpp"
 #include "common/json_file.hpp"
 #include "common/report_text.hpp"
-#include "sim/analytical_collectives.hpp"
-#include "sim/analytical_model.hpp"
-#include "sim/collectives.hpp"
-#include "sim/engine.hpp"
+#include "predict/child_pool.hpp"
+#include "predict/collective.hpp"
+#include "predict/predict.hpp"
 #include "sim/search.hpp"
 #include "topology/machine.hpp"
-#include "topology/platform.hpp"
-#include "topology/topology.hpp"
 #include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -31,78 +25,37 @@ using calibration::Metric;
 using calibration::ReferencePoint;
 using calibration::ReferenceSuite;
 
-topology::Topology sliced_topology(const topology::Machine& machine, int64_t gpus, const std::string& library) {
-  const int64_t per_node = machine.devices_per_node();
-  const int64_t nodes = (gpus + per_node - 1) / per_node;
-  if (nodes > machine.network.nodes)
-    throw std::invalid_argument(std::to_string(gpus) + " GPUs exceed " + machine.name + "'s " +
-                                std::to_string(machine.total_devices()) + " devices");
-  return topology::Topology(machine.slice(nodes), sim::topology_options(library));
-}
-
 workloads::OpKind op_kind(const std::string& name) {
   for (const auto k : {workloads::OpKind::all_gather, workloads::OpKind::reduce_scatter, workloads::OpKind::all_reduce})
     if (name == workloads::to_string(k)) return k;
   throw std::invalid_argument("unknown collective kind " + name);
 }
 
+Model model_named(const std::string& model) {
+  return model == "analytical" ? Model::analytical : Model::simulate;
+}
+
 // Seconds of one collective of the point with `library`, SimGrid or closed form.
 double collective_seconds(const calibration::ReferenceCollective& c, const topology::Machine& machine,
                           const std::string& library, const std::string& model) {
-  const auto topology = sliced_topology(machine, c.gpus, library);
-  const auto program = workloads::single_collective_program(workloads::Grid({{"pipe", 1}, {"data", c.gpus}}),
-                                                            machine.devices_per_node(), op_kind(c.kind), c.bytes);
-  if (model == "analytical") {
-    sim::CollectiveTimes times(topology, library, true);
-    return times.seconds(program, program.placement(), 0, op_kind(c.kind), program.grid.mask("data"), c.bytes, 0);
-  }
-  const auto choice = choose_fidelity(c.gpus, "auto", false);
-  const auto engine = topology::start_engine();
-  sim::SimOptions options;
-  options.library = library;
-  options.fidelity = choice.fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
-  options.fold = choice.fold;
-  return sim::simulate(program, topology, options).iteration_time;
+  return predict::collective_seconds(machine, op_kind(c.kind), c.bytes, c.gpus, library, model_named(model));
 }
 
-// What either model predicts of one iteration, from which every workload metric follows.
-struct Outcome {
-  double iteration = 0;        // seconds
-  double percent_of_peak = 0;  // model FLOP/s per device over its advertised peak
-  double tflops_per_gpu = 0;   // model TFLOP/s per device
-  double exposed_data = 0;     // seconds the data-parallel collectives were not hidden
-};
-
-Outcome outcome_of(const sim::AnalyticalEstimate& e, const workloads::Workload& w) {
-  Outcome o{e.iteration, e.percent_of_peak, e.model_flops / e.iteration / static_cast<double>(w.total_ranks()) / 1e12};
-  for (const auto& c : e.collectives)
-    if (c.group == "data") o.exposed_data += c.exposed;
-  return o;
-}
-
-Outcome outcome_of(const nlohmann::json& summary) {
-  Outcome o{summary["iteration_seconds"].get<double>(), summary["percent_of_peak"].get<double>(),
-            summary["model_tflops_per_device"].get<double>()};
-  if (summary.contains("collectives"))
-    for (const auto& c : summary["collectives"])
-      if (c["group"] == "data") o.exposed_data += c["exposed_seconds"].get<double>();
-  return o;
-}
-
-double metric_value(Metric metric, const Outcome& o, const workloads::Workload& w) {
+// A workload metric from either model's prediction of one iteration.
+double metric_value(Metric metric, const Prediction& p, const workloads::Workload& w) {
   switch (metric) {
     case Metric::percent_of_peak:
-      return o.percent_of_peak;
+      return p.percent_of_peak;
     case Metric::iteration_s:
-      return o.iteration;
+      return p.iteration_seconds;
     case Metric::tflops_per_gpu:
-      return o.tflops_per_gpu;
+      return p.model_tflops_per_device;
     case Metric::pflops:
-      return o.tflops_per_gpu * static_cast<double>(w.total_ranks()) / 1e3;
+      return p.model_tflops_per_device * static_cast<double>(w.total_ranks()) / 1e3;
     case Metric::sequences_per_s:
-      return static_cast<double>(w.training.global_batch) / o.iteration;
+      return static_cast<double>(w.training.global_batch) / p.iteration_seconds;
     case Metric::pipeline_phase_s:
-      return o.iteration - o.exposed_data;
+      return p.iteration_seconds - p.exposed_data_seconds;
     case Metric::speedup:
       break;
   }
@@ -118,7 +71,7 @@ workloads::Workload best_configuration(const workloads::Workload& w, const topol
   o.families = {w.model.moe.enabled()                                    ? sim::Family::ted
                 : w.parallel.tensor.mode == workloads::TensorMode::axonn ? sim::Family::four_d
                                                                          : sim::Family::ptdp};
-  const auto found = sim::search(w, sliced_topology(machine, o.gpus, machine.profile.library), o);
+  const auto found = sim::search(w, topology_for(machine, o.gpus, library_for(machine, "")), o);
   if (found.ranked.empty())
     throw std::runtime_error("no " + std::string(sim::to_string(o.families.front())) + " configuration of " +
                              std::to_string(o.gpus) + " GPUs fits in " + machine.name + "'s device memory");
@@ -127,13 +80,13 @@ workloads::Workload best_configuration(const workloads::Workload& w, const topol
 
 // One model's prediction of a point: the value in the suite's metric, the seconds behind it, whether
 // the configuration fits in device memory.
-struct Prediction {
+struct PointValue {
   double value = 0, iteration = 0;
   bool fits = true;
 };
 
 // A collective speedup: the point's library over the one it is compared with.
-Prediction predict_collective(const calibration::ReferenceCollective& c, const topology::Machine& machine,
+PointValue predict_collective(const calibration::ReferenceCollective& c, const topology::Machine& machine,
                               const std::string& model) {
   double mine = 0, theirs = 0;
   if (model == "analytical") {
@@ -153,24 +106,18 @@ Prediction predict_collective(const calibration::ReferenceCollective& c, const t
 }
 
 // A workload's metric; SimGrid at the fidelity `paratwin simulate` would choose for its rank count.
-Prediction predict_workload(Metric metric, const workloads::Workload& w, const topology::Machine& machine,
-                            const std::string& machine_ref, const std::string& model) {
-  if (model == "analytical") {
-    const auto e = sim::estimate(w, sliced_topology(machine, w.total_ranks(), machine.profile.library));
-    return {metric_value(metric, outcome_of(e, w), w), e.iteration, e.fits()};
-  }
-  SimulationSetup setup;
-  setup.machine = machine_ref;
-  setup.fidelity = "auto";
-  const auto summary = run_simulation(w, setup).summary;
-  return {metric_value(metric, outcome_of(summary), w), summary["iteration_seconds"].get<double>(),
-          summary["memory"]["fits"].get<bool>()};
+PointValue predict_workload(Metric metric, const workloads::Workload& w, const topology::Machine& machine,
+                            const std::string& model) {
+  PointOptions options;
+  options.model = model_named(model);
+  const auto p = predict(w, machine, options);
+  return {metric_value(metric, p, w), p.iteration_seconds, p.fits};
 }
 
 // The analytical model's side of a simulated point; its failure is reported beside the simulation's.
-nlohmann::json analytical_side(const std::function<Prediction(const std::string&)>& predict) {
+nlohmann::json analytical_side(const std::function<PointValue(const std::string&)>& predict_with) {
   try {
-    const auto p = predict("analytical");
+    const auto p = predict_with("analytical");
     return {{"value", p.value}, {"iteration_s", p.iteration}, {"status", "ok"}, {"error", ""}};
   } catch (const std::exception& e) {
     return {{"value", nullptr}, {"iteration_s", nullptr}, {"status", "failed"}, {"error", e.what()}};
@@ -198,8 +145,8 @@ nlohmann::json with_value(nlohmann::json doc, const std::string& key, double val
 
 // The point predicted with each value its source does not publish (ReferencePoint::sensitivity).
 std::vector<double> sensitivity_values(const ReferenceSuite& suite, const ReferencePoint& point,
-                                       const topology::Machine& machine, const std::string& machine_ref,
-                                       const std::string& model, const PredictOptions& options) {
+                                       const topology::Machine& machine, const std::string& model,
+                                       const ReferenceOptions& options) {
   std::vector<double> values;
   if (point.sensitivity.empty()) return values;
   const auto doc =
@@ -220,8 +167,7 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
       if (point.best_configuration) alt = best_configuration(alt, machine);
       // One SimGrid engine per process: each alternative in a child of its own.
       ChildPool pool(1);
-      pool.start(
-          0, [&] { return nlohmann::json(predict_workload(suite.metric, alt, machine, machine_ref, model).value); });
+      pool.start(0, [&] { return nlohmann::json(predict_workload(suite.metric, alt, machine, model).value); });
       const auto r = pool.wait(-1);
       if (!r || !r->ok)
         throw std::runtime_error(s.key + " = " + formatted(v, "%.6g") + ": " +
@@ -233,7 +179,7 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
 }
 
 nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& point, const std::string& model,
-                           const PredictOptions& options) {
+                           const ReferenceOptions& options) {
   nlohmann::json row = {{"model", model},      {"value", nullptr}, {"iteration_s", nullptr},
                         {"configuration", ""}, {"fits", true},     {"status", "ok"},
                         {"error", ""}};
@@ -241,24 +187,24 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
     const std::string machine_ref = machine_reference(point.machine, options);
     const auto machine = topology::resolve_machine(machine_ref);
     workloads::Workload w;
-    std::function<Prediction(const std::string&)> predict;
+    std::function<PointValue(const std::string&)> predict_with;
     if (point.collective) {
       const auto& c = *point.collective;
       row["configuration"] = c.kind + " " + c.library + " vs " + c.versus;
-      predict = [&](const std::string& m) { return predict_collective(c, machine, m); };
+      predict_with = [&](const std::string& m) { return predict_collective(c, machine, m); };
     } else {
       w = workloads::load_workload_file(point.workload);
       if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
         w.framework.kernel_efficiency = it->second;
       if (point.best_configuration) w = best_configuration(w, machine);
-      row["configuration"] = configuration_label(w);
-      predict = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, machine_ref, m); };
+      row["configuration"] = workloads::configuration_label(w);
+      predict_with = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, m); };
     }
-    if (model != "analytical") row["analytical"] = analytical_side(predict);
+    if (model != "analytical") row["analytical"] = analytical_side(predict_with);
     // Before this process starts its own SimGrid engine, which a forked child must not inherit.
     std::vector<double> values;
-    if (options.sensitivity) values = sensitivity_values(suite, point, machine, machine_ref, model, options);
-    const auto p = predict(model);
+    if (options.sensitivity) values = sensitivity_values(suite, point, machine, model, options);
+    const auto p = predict_with(model);
     if (!values.empty()) {
       values.push_back(p.value);
       row["range"] = {*std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())};
@@ -275,14 +221,14 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
 
 }  // namespace
 
-std::string machine_reference(const std::string& machine, const PredictOptions& options) {
+std::string machine_reference(const std::string& machine, const ReferenceOptions& options) {
   if (options.machines.empty() || machine.find('/') != std::string::npos) return machine;
   const auto file = std::filesystem::path(options.machines) / (machine + ".json");
   return std::filesystem::exists(file) ? file.string() : machine;
 }
 
 std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& suites,
-                                           const std::vector<PredictionTask>& tasks, const PredictOptions& options) {
+                                           const std::vector<ReferenceTask>& tasks, const ReferenceOptions& options) {
   std::vector<nlohmann::json> out(tasks.size());
   ChildPool pool(options.jobs);
   size_t next = 0, done = 0;
@@ -313,4 +259,4 @@ std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& su
   return out;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

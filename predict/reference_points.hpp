@@ -10,9 +10,9 @@
 
 #include "calibration/reference.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
-struct PredictOptions {
+struct ReferenceOptions {
   // Folder of machine files that replace built-in machines of the same name (what-if studies, and the
   // perturbation check of the baselines); empty: none.
   std::string machines;
@@ -25,7 +25,7 @@ struct PredictOptions {
   bool sensitivity = false;
 };
 
-struct PredictionTask {
+struct ReferenceTask {
   size_t suite = 0, point = 0;
   std::string model;  // "analytical" or "simulate"
 };
@@ -35,9 +35,9 @@ struct PredictionTask {
 // "status", "error"}, the analytical model's prediction of the same configuration. A failing point fails
 // alone, with its message.
 std::vector<nlohmann::json> predict_points(const std::vector<calibration::ReferenceSuite>& suites,
-                                           const std::vector<PredictionTask>& tasks, const PredictOptions& options);
+                                           const std::vector<ReferenceTask>& tasks, const ReferenceOptions& options);
 
 // The machine a point runs on: its file in `options.machines` when there is one, else as written.
-std::string machine_reference(const std::string& machine, const PredictOptions& options);
+std::string machine_reference(const std::string& machine, const ReferenceOptions& options);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,4 +1,4 @@
-#include "cli/sweep_children.hpp"
+#include "predict/child_pool.hpp"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -138,4 +138,4 @@ std::optional<ChildResult> ChildPool::wait(int timeout_ms) {
   return std::nullopt;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 struct ChildResult {
   size_t id = 0;
@@ -49,4 +49,4 @@ class ChildPool {
   std::map<pid_t, Child> running_;
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,0 +1,150 @@
+#include "predict/predict.hpp"
+
+#include <algorithm>
+#include <simgrid/s4u.hpp>
+
+#include "calibration/profile.hpp"
+#include "common/input_error.hpp"
+#include "predict/child_pool.hpp"
+#include "predict/fidelity.hpp"
+#include "sim/collectives.hpp"
+#include "sim/engine.hpp"
+#include "topology/platform.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/trace.hpp"
+
+namespace paratwin::predict {
+
+namespace {
+
+Prediction simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
+  const int64_t needed = nodes_for(full, w.total_ranks());
+  const int64_t nodes = options.nodes > 0 ? options.nodes : needed;
+  if (nodes > full.network.nodes || needed > nodes)
+    throw InputError("--nodes", "the workload needs " + std::to_string(w.total_ranks()) + " devices (" +
+                                    std::to_string(needed) + " nodes of " + full.name + ", which has " +
+                                    std::to_string(full.network.nodes) + ")");
+  const auto machine = full.slice(nodes);
+  const auto choice = choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
+  const auto algorithms = parse_algorithms(options.algorithms);
+  const auto step = [&](const std::string& what) {
+    if (options.step) options.step(what);
+  };
+  step("lowering " + w.name + " to " + std::to_string(w.total_ranks()) + " ranks' op lists");
+  workloads::LowerOptions lower_options;
+  lower_options.devices_per_node = machine.devices_per_node();
+  const auto program = workloads::lower(w, lower_options);
+  const std::string library = library_for(machine, options.library);
+  step("routing " + std::to_string(nodes) + " nodes of " + machine.name);
+  const topology::Topology topology(machine, sim::topology_options(library));
+
+  sim::SimOptions sim_options;
+  sim_options.fidelity = choice.fidelity == "fast" ? sim::Fidelity::fast : sim::Fidelity::exact;
+  sim_options.progress = options.progress;
+  sim_options.fold = choice.fold;
+  sim_options.library = library;
+  sim_options.algorithms = algorithms;
+  try {
+    sim::check_algorithms(program, sim_options);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--algorithm", e.what());
+  }
+  std::vector<std::string> warnings;
+  for (const auto& [kind, algorithm] : algorithms) {
+    bool used = false;
+    for (const auto& role : program.roles)
+      used = used || std::any_of(role.ops.begin(), role.ops.end(), [&](const auto& op) { return op.kind == kind; });
+    if (used) continue;
+    warnings.push_back(std::string("--algorithm ") + workloads::to_string(kind) + "=" + sim::to_string(algorithm) +
+                       ": the workload has no " + workloads::to_string(kind) + " collectives");
+    if (options.warn) options.warn(warnings.back());
+  }
+  if (options.trace) {
+    sim_options.trace_ranks = options.trace_ranks;
+    if (sim_options.trace_ranks.empty())
+      for (int64_t r = 0; r < std::min<int64_t>(program.grid.size(), program.grid.size() <= 64 ? 64 : 1); ++r)
+        sim_options.trace_ranks.push_back(r);
+  }
+  step("building the SimGrid platform and starting the ranks' actors");
+  const auto engine = topology::start_engine();
+  const auto r = sim::simulate(program, topology, sim_options);
+  step("done: " + std::to_string(r.actors) + " actors, " + std::to_string(r.flows) + " SimGrid transfers");
+
+  std::vector<RankRow> rows;
+  for (const auto& t : r.ranks) rows.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
+  std::vector<CollectiveRow> collectives;
+  for (const auto& c : r.collectives) {
+    std::string names;
+    for (const auto a : c.algorithms) names += (names.empty() ? "" : "+") + std::string(sim::to_string(a));
+    collectives.push_back({c.kind, c.group, names, c.count, c.bytes, c.seconds, c.exposed});
+  }
+  SimulationRecord record;
+  record.nodes = nodes;
+  record.fidelity = choice.fidelity;
+  record.fidelity_chosen_by = choice.why;
+  record.library = library;
+  record.profile = options.profile;
+  record.flows = r.flows;
+  record.transfers = r.transfers;
+  record.actors = r.actors;
+  record.folded = r.folded;
+  if (r.folded) record.folded_by = r.fold_replicas ? "replica" : "node";
+  if (!r.folded && sim_options.fold) record.not_folded_because = r.fold_note;
+  auto p = prediction_of(summarize(w, program, machine, r.iteration_time, rows, collectives), std::move(record));
+  p.warnings = std::move(warnings);
+  if (options.trace) p.trace = workloads::chrome_trace(program, r.events);
+  return p;
+}
+
+Prediction estimate(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options) {
+  const std::string library = library_for(machine, options.library);
+  sim::AnalyticalOptions analytical;
+  analytical.library = library;
+  analytical.placement_aware = options.placement_aware;
+  if (options.nodes > 0 && options.nodes != nodes_for(machine, w.total_ranks()))
+    throw std::invalid_argument("the analytical model predicts a workload on the nodes that hold its ranks (" +
+                                std::to_string(nodes_for(machine, w.total_ranks())) + "), not on " +
+                                std::to_string(options.nodes));
+  return prediction_of(sim::estimate(w, topology_for(machine, w.total_ranks(), library), analytical), w.total_ranks());
+}
+
+}  // namespace
+
+topology::Machine load_machine(const std::string& reference, const std::string& profile) {
+  auto machine = topology::resolve_machine(reference);
+  if (!profile.empty()) calibration::apply_profile(machine, profile);
+  return machine;
+}
+
+std::string library_for(const topology::Machine& machine, const std::string& requested) {
+  return requested.empty() ? machine.profile.library : requested;
+}
+
+int64_t nodes_for(const topology::Machine& machine, int64_t devices) {
+  const int64_t per_node = machine.devices_per_node();
+  return (devices + per_node - 1) / per_node;
+}
+
+topology::Topology topology_for(const topology::Machine& machine, int64_t devices, const std::string& library) {
+  const int64_t nodes = nodes_for(machine, devices);
+  if (nodes > machine.network.nodes)
+    throw std::invalid_argument(std::to_string(devices) + " GPUs exceed " + machine.name + "'s " +
+                                std::to_string(machine.total_devices()) + " devices");
+  return topology::Topology(machine.slice(nodes), sim::topology_options(library));
+}
+
+Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options) {
+  return options.model == Model::simulate ? simulate(w, machine, options) : estimate(w, machine, options);
+}
+
+Prediction predict_in_child(const workloads::Workload& w, const topology::Machine& machine,
+                            const PointOptions& options) {
+  if (options.model == Model::analytical) return predict(w, machine, options);
+  ChildPool pool(1);
+  pool.start(0, [&] { return to_json(predict(w, machine, options)); });
+  const auto r = pool.wait(-1);
+  if (!r || !r->ok) throw std::runtime_error(r ? r->error : std::string("the prediction did not finish"));
+  return prediction_from_json(r->value);
+}
+
+}  // namespace paratwin::predict

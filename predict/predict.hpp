@@ -1,0 +1,59 @@
+#pragma once
+// One way to predict a point: a workload on a machine, by SimGrid or by the analytical model. Every
+// command that predicts (simulate, search, sweep, validate, baseline) calls predict(); SimGrid runs one
+// engine per process, so callers that predict many points run each in a child (predict_in_child).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "predict/prediction.hpp"
+#include "topology/machine.hpp"
+#include "topology/topology.hpp"
+#include "workloads/workload.hpp"
+
+namespace paratwin::predict {
+
+struct PointOptions {
+  Model model = Model::simulate;
+  int64_t nodes = 0;                    // a slice of this many nodes; 0: as many as the workload needs
+  std::string library;                  // empty: the machine profile's
+  bool placement_aware = true;          // analytical: load the machine's links with every group's rings
+  std::string fidelity = "auto";        // simulate: "auto", "exact" or "fast"
+  bool fold = false;                    // simulate: with "auto", fold whatever the rank count
+  std::vector<std::string> algorithms;  // simulate: "KIND=ALGORITHM" overrides
+  std::string profile;                  // the profile the caller applied to the machine, recorded
+  bool trace = false;                   // simulate: build a Chrome trace
+  std::vector<int64_t> trace_ranks;     // empty: all up to 64 ranks, else rank 0
+  bool progress = false;                // simulate: the engine's progress on stderr
+  // Called before each long step of a simulation ("lowering ...", "routing ..."), when set.
+  std::function<void(const std::string&)> step;
+  // Called with what had no effect ("--algorithm all_to_all=pairwise: the workload has no all_to_all
+  // collectives"), when set; Prediction::warnings has it too.
+  std::function<void(const std::string&)> warn;
+};
+
+// A built-in machine by name, or a machine file, with a fitted profile applied when `profile` is set.
+topology::Machine load_machine(const std::string& reference, const std::string& profile = "");
+
+// The communication library a prediction uses: `requested`, or the machine profile's.
+std::string library_for(const topology::Machine& machine, const std::string& requested);
+
+// Nodes that hold `devices` devices of `machine` (the last one partly used).
+int64_t nodes_for(const topology::Machine& machine, int64_t devices);
+
+// The machine cut to the nodes that hold `devices` devices, routed for `library`. Throws
+// std::invalid_argument when the machine has fewer devices.
+topology::Topology topology_for(const topology::Machine& machine, int64_t devices, const std::string& library);
+
+// Throws InputError (naming the option: --nodes, --fidelity, --fold, --algorithm) when the options do
+// not fit the workload or the machine, std::invalid_argument when the workload needs more devices than
+// the machine has, and workloads::WorkloadError when it does not lower.
+Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options);
+
+// predict() in a child process (a SimGrid engine of its own; an analytical prediction runs here). Throws
+// std::runtime_error with the child's error when it fails or dies.
+Prediction predict_in_child(const workloads::Workload& w, const topology::Machine& machine,
+                            const PointOptions& options);
+
+}  // namespace paratwin::predict

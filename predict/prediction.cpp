@@ -1,0 +1,109 @@
+#include "predict/prediction.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace paratwin::predict {
+
+const char* to_string(Model m) {
+  return m == Model::simulate ? "simulate" : "analytical";
+}
+
+Prediction prediction_of(RunSummary summary, SimulationRecord record) {
+  Prediction p;
+  p.model = Model::simulate;
+  p.iteration_seconds = summary.iteration_seconds;
+  p.tokens_per_second = summary.tokens_per_second;
+  p.model_tflops_per_device = summary.model_tflops_per_device;
+  p.percent_of_peak = summary.percent_of_peak;
+  const auto& busiest = summary.busiest_stage();
+  p.compute_seconds = busiest.compute;
+  p.exposed_comm_seconds = busiest.exposed_comm;
+  p.bubble_seconds = busiest.bubble;
+  p.exposed_data_seconds = summary.exposed_seconds("data");
+  p.memory_bytes_per_rank = summary.max_bytes_per_rank;
+  p.fits = summary.fits;
+  p.summary = std::move(summary);
+  p.simulation = std::move(record);
+  return p;
+}
+
+Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
+  Prediction p;
+  p.model = Model::analytical;
+  p.iteration_seconds = e.iteration;
+  p.tokens_per_second = e.tokens_per_second;
+  p.model_tflops_per_device = e.model_flops / e.iteration / static_cast<double>(ranks) / 1e12;
+  p.percent_of_peak = e.percent_of_peak;
+  p.compute_seconds = e.compute;
+  p.exposed_comm_seconds = e.exposed_comm;
+  p.bubble_seconds = e.bubble;
+  for (const auto& c : e.collectives)
+    if (c.group == "data") p.exposed_data_seconds += c.exposed;
+  p.memory_bytes_per_rank = e.memory.total();
+  p.fits = e.fits();
+  p.estimate = e;
+  return p;
+}
+
+nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
+  nlohmann::json j = {{"iteration_seconds", e.iteration},
+                      {"compute_seconds", e.compute},
+                      {"exposed_comm_seconds", e.exposed_comm},
+                      {"bubble_seconds", e.bubble},
+                      {"bubble_fraction", e.bubble_fraction},
+                      {"tokens_per_second", e.tokens_per_second},
+                      {"percent_of_peak", e.percent_of_peak},
+                      {"memory_bytes_per_gpu", e.memory.total()},
+                      {"fits", e.fits()}};
+  for (const auto& c : e.collectives)
+    j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
+                                {"group", c.group},
+                                {"group_size", c.group_size},
+                                {"count", c.count},
+                                {"bytes", c.bytes},
+                                {"bandwidth", c.bandwidth},
+                                {"seconds", c.seconds},
+                                {"exposed_seconds", c.exposed}});
+  return j;
+}
+
+nlohmann::json to_json(const Prediction& p) {
+  if (p.model == Model::analytical) return to_json(*p.estimate);
+  nlohmann::json j = to_json(*p.summary);
+  const auto& r = *p.simulation;
+  j["nodes"] = r.nodes;
+  j["fidelity"] = r.fidelity;
+  j["fidelity_chosen_by"] = r.fidelity_chosen_by;
+  j["library"] = r.library;
+  if (!r.profile.empty()) j["profile"] = r.profile;
+  j["flows"] = r.flows;
+  j["transfers"] = r.transfers;
+  j["actors"] = r.actors;
+  j["folded"] = r.folded;
+  if (r.folded) j["folded_by"] = r.folded_by;
+  if (r.not_folded_because) j["not_folded_because"] = *r.not_folded_because;
+  return j;
+}
+
+Prediction prediction_from_json(const nlohmann::json& j) {
+  try {
+    SimulationRecord r;
+    r.nodes = j.at("nodes").get<int64_t>();
+    r.fidelity = j.at("fidelity").get<std::string>();
+    r.fidelity_chosen_by = j.at("fidelity_chosen_by").get<std::string>();
+    r.library = j.at("library").get<std::string>();
+    r.profile = j.value("profile", std::string());
+    r.flows = j.at("flows").get<int64_t>();
+    r.transfers = j.at("transfers").get<int64_t>();
+    r.actors = j.at("actors").get<int64_t>();
+    r.folded = j.at("folded").get<bool>();
+    r.folded_by = j.value("folded_by", std::string());
+    if (j.contains("not_folded_because")) r.not_folded_because = j["not_folded_because"].get<std::string>();
+    return prediction_of(run_summary_from_json(j), std::move(r));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("not a simulation's prediction: ") + e.what());
+  }
+}
+
+}  // namespace paratwin::predict

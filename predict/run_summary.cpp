@@ -1,0 +1,202 @@
+#include "predict/run_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace paratwin::predict {
+
+namespace {
+
+double bus_factor(workloads::OpKind kind, double n) {
+  switch (kind) {
+    case workloads::OpKind::all_reduce:
+      return 2 * (n - 1) / n;
+    case workloads::OpKind::reduce_scatter:
+    case workloads::OpKind::all_gather:
+    case workloads::OpKind::all_to_all:
+      return (n - 1) / n;
+    default:
+      return 1;
+  }
+}
+
+workloads::OpKind kind_named(const std::string& name) {
+  using workloads::OpKind;
+  for (const OpKind k : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
+                         OpKind::broadcast, OpKind::reduce, OpKind::send, OpKind::recv})
+    if (name == workloads::to_string(k)) return k;
+  throw std::invalid_argument("unknown collective kind \"" + name + "\" in a run summary");
+}
+
+}  // namespace
+
+double CollectiveSummary::busbw() const {
+  return algbw() * bus_factor(kind, static_cast<double>(group_size));
+}
+
+const StageSummary& RunSummary::busiest_stage() const {
+  if (stages.empty()) throw std::logic_error("a run summary without stages");
+  const StageSummary* busiest = &stages.front();
+  for (const auto& s : stages)
+    if (s.compute > busiest->compute) busiest = &s;
+  return *busiest;
+}
+
+double RunSummary::exposed_seconds(const std::string& group) const {
+  double exposed = 0;
+  for (const auto& c : collectives)
+    if (c.group == group) exposed += c.exposed;
+  return exposed;
+}
+
+RunSummary summarize(const workloads::Workload& w, const workloads::Program& program, const topology::Machine& machine,
+                     double iteration_seconds, const std::vector<RankRow>& ranks,
+                     const std::vector<CollectiveRow>& collectives) {
+  const double T = iteration_seconds;
+  const double devices = static_cast<double>(program.grid.size());
+  const double flops_per_device = program.model_flops / T / devices;
+  const auto& dev = machine.node.device;
+  const std::string dtype = workloads::to_string(w.training.dtype);
+  const double peak = dev.peak_flops.count(dtype) ? dev.peak_flops.at(dtype) : dev.peak_flops.begin()->second;
+  RunSummary s;
+  s.workload = w.name;
+  s.machine = machine.name;
+  s.ranks = program.grid.size();
+  s.iteration_seconds = T;
+  s.tokens_per_second = static_cast<double>(program.tokens_per_iteration) / T;
+  s.model_tflops_per_device = flops_per_device / 1e12;
+  s.percent_of_peak = 100 * flops_per_device / peak;
+  if (dev.empirical_flops.count(dtype))
+    s.percent_of_empirical_peak = 100 * flops_per_device / dev.empirical_flops.at(dtype);
+  // Pipeline bubble: measured from the timeline against (p-1)/m, or (p-1)/(v·m) interleaved.
+  const auto& pp = w.parallel.pipeline;
+  s.bubble_analytical = static_cast<double>(pp.stages - 1) /
+                        (static_cast<double>(pp.chunks) * static_cast<double>(program.micro_batches));
+  double bubble = 0, compute = 0;
+  for (const auto& t : ranks) {
+    bubble += t.bubble;
+    compute += t.compute;
+  }
+  s.bubble_measured = compute > 0 ? bubble / compute : 0;
+  for (size_t stage = 0; stage < program.roles.size(); ++stage) {
+    double c = 0, e = 0, b = 0, o = 0, n = 0;
+    for (int64_t rank = 0; rank < program.grid.size(); ++rank)
+      if (program.role_of(rank) == static_cast<int64_t>(stage)) {
+        const auto& t = ranks[static_cast<size_t>(rank)];
+        c += t.compute;
+        e += t.exposed_comm;
+        b += t.bubble;
+        o += t.other_idle;
+        ++n;
+      }
+    s.stages.push_back({static_cast<int64_t>(stage), c / n, e / n, b / n, o / n});
+  }
+  s.per_rank = ranks;
+  for (const auto& c : collectives)
+    s.collectives.push_back({c.kind, c.algorithm.empty() ? "measured" : c.algorithm, program.grid.mask_name(c.group),
+                             program.grid.group_size(c.group), c.count, c.bytes, c.seconds, c.exposed});
+  for (const auto& role : program.roles) s.max_bytes_per_rank = std::max(s.max_bytes_per_rank, role.memory.total());
+  s.device_bytes = dev.memory;
+  s.fits = s.max_bytes_per_rank <= dev.memory;
+  return s;
+}
+
+nlohmann::json to_json(const RunSummary& s) {
+  nlohmann::json j;
+  j["workload"] = s.workload;
+  j["machine"] = s.machine;
+  j["ranks"] = s.ranks;
+  j["iteration_seconds"] = s.iteration_seconds;
+  j["tokens_per_second"] = s.tokens_per_second;
+  j["model_tflops_per_device"] = s.model_tflops_per_device;
+  j["percent_of_peak"] = s.percent_of_peak;
+  if (s.percent_of_empirical_peak) j["percent_of_empirical_peak"] = *s.percent_of_empirical_peak;
+  j["bubble_fraction"] = {{"measured", s.bubble_measured}, {"analytical", s.bubble_analytical}};
+  for (const auto& st : s.stages)
+    j["stages"].push_back({{"stage", st.stage},
+                           {"compute", st.compute},
+                           {"exposed_comm", st.exposed_comm},
+                           {"bubble", st.bubble},
+                           {"other_idle", st.other_idle}});
+  // Per rank, in rank order: [compute, exposed communication, bubble, other idle] seconds.
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const auto& t : s.per_rank) per_rank.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
+  j["ranks_compute_exposed_bubble_other"] = std::move(per_rank);
+  for (const auto& c : s.collectives)
+    j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
+                                {"algorithm", c.algorithm},
+                                {"group", c.group},
+                                {"group_size", c.group_size},
+                                {"count", c.count},
+                                {"bytes", c.bytes},
+                                {"seconds", c.seconds},
+                                {"exposed_seconds", c.exposed},
+                                {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
+                                {"algbw", c.algbw()},
+                                {"busbw", c.busbw()}});
+  j["memory"] = {{"max_bytes_per_rank", s.max_bytes_per_rank}, {"device_bytes", s.device_bytes}, {"fits", s.fits}};
+  return j;
+}
+
+RunSummary run_summary_from_json(const nlohmann::json& j) {
+  RunSummary s;
+  s.workload = j.at("workload").get<std::string>();
+  s.machine = j.at("machine").get<std::string>();
+  s.ranks = j.at("ranks").get<int64_t>();
+  s.iteration_seconds = j.at("iteration_seconds").get<double>();
+  s.tokens_per_second = j.at("tokens_per_second").get<double>();
+  s.model_tflops_per_device = j.at("model_tflops_per_device").get<double>();
+  s.percent_of_peak = j.at("percent_of_peak").get<double>();
+  if (j.contains("percent_of_empirical_peak"))
+    s.percent_of_empirical_peak = j["percent_of_empirical_peak"].get<double>();
+  s.bubble_measured = j.at("bubble_fraction").at("measured").get<double>();
+  s.bubble_analytical = j.at("bubble_fraction").at("analytical").get<double>();
+  for (const auto& st : j.at("stages"))
+    s.stages.push_back({st.at("stage").get<int64_t>(), st.at("compute").get<double>(),
+                        st.at("exposed_comm").get<double>(), st.at("bubble").get<double>(),
+                        st.at("other_idle").get<double>()});
+  for (const auto& r : j.at("ranks_compute_exposed_bubble_other"))
+    s.per_rank.push_back({r.at(0).get<double>(), r.at(1).get<double>(), r.at(2).get<double>(), r.at(3).get<double>()});
+  if (j.contains("collectives"))
+    for (const auto& c : j["collectives"])
+      s.collectives.push_back({kind_named(c.at("kind").get<std::string>()), c.at("algorithm").get<std::string>(),
+                               c.at("group").get<std::string>(), c.at("group_size").get<int64_t>(),
+                               c.at("count").get<int64_t>(), c.at("bytes").get<double>(), c.at("seconds").get<double>(),
+                               c.at("exposed_seconds").get<double>()});
+  const auto& m = j.at("memory");
+  s.max_bytes_per_rank = m.at("max_bytes_per_rank").get<double>();
+  s.device_bytes = m.at("device_bytes").get<double>();
+  s.fits = m.at("fits").get<bool>();
+  return s;
+}
+
+void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what) {
+  const std::string dtype = workloads::to_string(w.training.dtype);
+  std::printf("  iteration time        %.6g s\n", s.iteration_seconds);
+  std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
+              s.tokens_per_second, s.model_tflops_per_device, s.percent_of_peak, dtype.c_str());
+  if (s.percent_of_empirical_peak) std::printf(" (%.3g%% of measured GEMM peak)", *s.percent_of_empirical_peak);
+  std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n", s.bubble_measured,
+              s.bubble_analytical);
+  std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",
+              "exposed comm", "bubble", "other idle");
+  for (const auto& st : s.stages)
+    std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", static_cast<int>(st.stage), st.compute, st.exposed_comm,
+                st.bubble, st.other_idle);
+  if (!s.collectives.empty()) {
+    std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
+                "group", "size", "count", "bytes", "time [s]", "exposed [s]", "algbw GB/s", "busbw GB/s");
+    for (const auto& c : s.collectives)
+      std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %12.6g %10.4g %10.4g\n", workloads::to_string(c.kind),
+                  c.algorithm.c_str(), c.group.c_str(), static_cast<long long>(c.group_size),
+                  static_cast<long long>(c.count), c.bytes, c.seconds, c.exposed, c.algbw() / 1e9, c.busbw() / 1e9);
+  }
+  std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", s.max_bytes_per_rank / (1 << 30),
+              s.device_bytes / (1 << 30));
+  if (s.max_bytes_per_rank > s.device_bytes)
+    std::printf("  — OUT OF MEMORY: this configuration does not fit (%s)", what);
+  std::printf("\n");
+}
+
+}  // namespace paratwin::predict

@@ -1,0 +1,63 @@
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/algorithms/algorithms.hpp"
+
+namespace paratwin::sim::algorithms {
+
+using workloads::OpKind;
+
+// PCCL (seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same place
+// in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
+// reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. Groups whose
+// nodes hold different numbers of members fall back to rings.
+std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, Fidelity fidelity) {
+  const int32_t m = layout.members_per_node();
+  const auto by_node = members_by_node(layout);
+  const auto nodes = static_cast<int32_t>(by_node.size());
+  if (m <= 1 || nodes == 1) {  // one level (or uneven nodes): a single ring
+    GroupLayout single = layout;
+    single.channel_offsets.clear();
+    return plan(kind, Algorithm::ring, single, me, bytes, -1, fidelity);
+  }
+  const int32_t p = layout.size();
+  const int32_t j = layout.node[static_cast<size_t>(me)];
+  const Order& intra = by_node[static_cast<size_t>(j)];
+  const int32_t l = position(intra, me);
+  Order inter;
+  for (const auto& members : by_node) inter.push_back(members[static_cast<size_t>(l)]);
+
+  const auto inter_gather = [&](double chunk) {
+    return power_of_two(nodes) ? doubling(inter, j, chunk) : rings({inter}, me, nodes - 1, chunk, 0, fidelity);
+  };
+  const auto inter_reduce = [&](double input) {
+    return power_of_two(nodes) ? halving(inter, j, input)
+                               : rings({inter}, me, nodes - 1, input / nodes, nodes - 1, fidelity);
+  };
+  const auto gather = [&] {
+    auto steps = inter_gather(bytes / p);
+    append(steps, rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, 0, fidelity));
+    steps.back().local_bytes += 2 * bytes;  // read and write the whole output once
+    return steps;
+  };
+  const auto reduce = [&] {
+    auto steps = rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, m - 1, fidelity);
+    steps.front().local_bytes += 2 * bytes;
+    append(steps, inter_reduce(bytes / m));
+    return steps;
+  };
+  switch (kind) {
+    case OpKind::all_gather:
+      return gather();
+    case OpKind::reduce_scatter:
+      return reduce();
+    default: {
+      auto steps = reduce();
+      append(steps, gather());
+      return steps;
+    }
+  }
+}
+
+}  // namespace paratwin::sim::algorithms

@@ -1,0 +1,89 @@
+// The run summary a prediction and a measurement share: stage means, bubble, collective bandwidths and
+// memory from a run's rows, and its JSON document back to the same record.
+#include "predict/run_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "topology/machine.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/workload.hpp"
+
+namespace pp = paratwin::predict;
+namespace pw = paratwin::workloads;
+
+namespace {
+
+struct Run {
+  pw::Workload w;
+  pw::Program program;
+  paratwin::topology::Machine machine;
+};
+
+// Two pipeline stages of one rank each, 8 micro-batches (bubble (2-1)/8), on one Perlmutter node.
+Run tiny_pipeline() {
+  Run r{pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-pp-1f1b.json"),
+        {},
+        paratwin::topology::resolve_machine("perlmutter")};
+  pw::LowerOptions o;
+  o.devices_per_node = r.machine.devices_per_node();
+  r.program = pw::lower(r.w, o);
+  return r;
+}
+
+}  // namespace
+
+TEST(RunSummary, StagesBubbleCollectivesAndMemory) {
+  const auto r = tiny_pipeline();
+  ASSERT_EQ(r.program.grid.size(), 2);
+  const std::vector<pp::RankRow> ranks = {{1.0, 0.1, 0.2, 0.0}, {1.5, 0.0, 0.1, 0.05}};
+  const auto pipe = r.program.grid.mask("pipe");
+  const std::vector<pp::CollectiveRow> collectives = {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 2e-3, 1e-3}};
+  const auto s = pp::summarize(r.w, r.program, r.machine, 2.0, ranks, collectives);
+  EXPECT_EQ(s.ranks, 2);
+  EXPECT_DOUBLE_EQ(s.iteration_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(s.tokens_per_second, static_cast<double>(r.program.tokens_per_iteration) / 2.0);
+  EXPECT_DOUBLE_EQ(s.model_tflops_per_device, r.program.model_flops / 2.0 / 2 / 1e12);
+  EXPECT_DOUBLE_EQ(s.percent_of_peak,
+                   100 * r.program.model_flops / 2.0 / 2 / r.machine.node.device.peak_flops.at("fp32"));
+  EXPECT_DOUBLE_EQ(s.bubble_analytical, 1.0 / 8);
+  EXPECT_DOUBLE_EQ(s.bubble_measured, 0.3 / 2.5);
+  ASSERT_EQ(s.stages.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.stages[1].compute, 1.5);
+  EXPECT_EQ(s.busiest_stage().stage, 1);
+  ASSERT_EQ(s.collectives.size(), 1u);
+  const auto& c = s.collectives[0];
+  EXPECT_EQ(c.group, "pipe");
+  EXPECT_EQ(c.group_size, 2);
+  EXPECT_DOUBLE_EQ(c.algbw(), 4e9);
+  EXPECT_DOUBLE_EQ(c.busbw(), 4e9);  // an all-reduce of 2: 2·(2-1)/2
+  EXPECT_DOUBLE_EQ(s.exposed_seconds("pipe"), 1e-3);
+  EXPECT_DOUBLE_EQ(s.exposed_seconds("data"), 0);
+  EXPECT_TRUE(s.fits);
+  EXPECT_DOUBLE_EQ(s.device_bytes, r.machine.node.device.memory);
+}
+
+TEST(RunSummary, MeasuredCollectivesSayMeasured) {
+  const auto r = tiny_pipeline();
+  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                               {{pw::OpKind::all_gather, r.program.grid.mask("pipe"), "", 1, 1e6, 1e-3, 0}});
+  EXPECT_EQ(s.collectives[0].algorithm, "measured");
+  EXPECT_DOUBLE_EQ(s.collectives[0].busbw(), 0.5e9);  // an all-gather of 2: (2-1)/2
+}
+
+TEST(RunSummary, JsonDocumentRoundTrips) {
+  const auto r = tiny_pipeline();
+  const auto s =
+      pp::summarize(r.w, r.program, r.machine, 0.123456789, {{0.1, 0.01, 0.02, 0}, {0.11, 0, 0.005, 0.001}},
+                    {{pw::OpKind::reduce_scatter, r.program.grid.mask("pipe"), "ring", 3, 1.5e6, 1e-4, 5e-5}});
+  const auto j = pp::to_json(s);
+  EXPECT_EQ(j["collectives"][0]["overlapped_seconds"].get<double>(), 5e-5);
+  EXPECT_EQ(j["ranks_compute_exposed_bubble_other"].size(), 2u);
+  const auto back = pp::run_summary_from_json(j);
+  EXPECT_EQ(pp::to_json(back).dump(), j.dump());
+  EXPECT_EQ(back.busiest_stage().stage, 1);
+  auto broken = j;
+  broken.erase("memory");
+  EXPECT_ANY_THROW(pp::run_summary_from_json(broken));
+}
