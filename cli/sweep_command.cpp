@@ -9,15 +9,19 @@
 #include <thread>
 
 #include "cli/commands.hpp"
-#include "cli/sweep_journal.hpp"
 #include "cli/sweep_mpi.hpp"
 #include "cli/sweep_outputs.hpp"
-#include "cli/sweep_point.hpp"
-#include "cli/sweep_spec.hpp"
 #include "common/input_error.hpp"
 #include "predict/child_pool.hpp"
+#include "predict/sweep_journal.hpp"
+#include "predict/sweep_point.hpp"
+#include "predict/sweep_spec.hpp"
 
 namespace paratwin::cli {
+
+using predict::SweepJournal;
+using predict::SweepPoint;
+using predict::SweepSpec;
 
 namespace {
 
@@ -191,7 +195,7 @@ Action add_sweep_command(CLI::App& app) {
     SweepSpec spec;
     std::vector<SweepPoint> points;
     try {
-      spec = load_sweep_spec(a->spec);
+      spec = predict::load_sweep_spec(a->spec);
       points = enumerate_points(spec);
     } catch (const InputError&) {
       if (comm.rank() != 0) return kExitBadInput;  // every rank read the same spec; rank 0 reports it

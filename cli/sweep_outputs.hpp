@@ -6,10 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/sweep_point.hpp"
-#include "cli/sweep_spec.hpp"
+#include "predict/sweep_point.hpp"
+#include "predict/sweep_spec.hpp"
 
 namespace paratwin::cli {
+
+using predict::ConfigurationMode;
+using predict::SweepPoint;
+using predict::SweepSpec;
 
 // The CSV's columns, in order; every row has these keys.
 const std::vector<std::string>& sweep_columns();

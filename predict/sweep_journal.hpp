@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 class SweepJournal {
  public:
@@ -32,4 +32,4 @@ class SweepJournal {
   int dropped_ = 0;
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,6 +1,6 @@
 // Enumerating a sweep's points and evaluating one: the point's workload (scaled to its GPU count and
 // configured as the spec says), then predicted by SimGrid or the analytical model.
-#include "cli/sweep_point.hpp"
+#include "predict/sweep_point.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -11,7 +11,7 @@
 #include "predict/predict.hpp"
 #include "sim/search.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -113,7 +113,7 @@ Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const wor
   return c;
 }
 
-void fill_from(nlohmann::json& row, const predict::Prediction& p) {
+void fill_from(nlohmann::json& row, const Prediction& p) {
   row["iteration_s"] = p.iteration_seconds;
   row["tokens_per_s"] = p.tokens_per_second;
   row["tflops_per_gpu"] = p.model_tflops_per_device;
@@ -196,15 +196,15 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
   nlohmann::json row = identity_row(spec, p);
   try {
     const auto base = workloads::load_workload_file(spec.workload_files[p.workload]);
-    const auto machine = predict::load_machine(spec.machine_refs[p.machine]);
-    const int64_t nodes = predict::nodes_for(machine, p.gpus);
+    const auto machine = load_machine(spec.machine_refs[p.machine]);
+    const int64_t nodes = nodes_for(machine, p.gpus);
     if (nodes > machine.network.nodes)
       throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " exceeds " + machine.name + "'s " +
                                   std::to_string(machine.total_devices()) + " devices");
     row["nodes"] = nodes;
     const int64_t global_batch = scaled_global_batch(base, spec.scaling, p.gpus);
     row["global_batch"] = global_batch;
-    const std::string library = predict::library_for(machine, spec.library);
+    const std::string library = library_for(machine, spec.library);
 
     Configured configured;
     if (spec.configurations == ConfigurationMode::best) {
@@ -213,7 +213,7 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
       sim::SearchOptions options;
       options.gpus = p.gpus;
       options.model.library = library;
-      const auto result = sim::search(scaled, predict::topology_for(machine, p.gpus, library), options);
+      const auto result = sim::search(scaled, topology_for(machine, p.gpus, library), options);
       if (result.ranked.empty())
         throw std::invalid_argument("no configuration of " + std::to_string(p.gpus) + " GPUs fits in memory (" +
                                     std::to_string(result.rejected.size()) + " too large, " +
@@ -225,13 +225,13 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
     }
     row["configuration"] = configured.label;
 
-    predict::PointOptions options;
-    options.model = p.model == "simulate" ? predict::Model::simulate : predict::Model::analytical;
+    PointOptions options;
+    options.model = p.model == "simulate" ? Model::simulate : Model::analytical;
     options.nodes = nodes;
     options.library = library;
     options.fidelity = spec.fidelity;
     options.fold = spec.fold;
-    fill_from(row, predict::predict(configured.workload, machine, options));
+    fill_from(row, predict(configured.workload, machine, options));
   } catch (const std::exception& e) {
     row["status"] = "failed";
     row["error"] = e.what();
@@ -239,4 +239,4 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
   return row;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

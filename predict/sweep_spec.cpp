@@ -1,5 +1,5 @@
 // Reading a sweep spec (results/sweep/README.md) strictly, with errors that name the file and JSON path.
-#include "cli/sweep_spec.hpp"
+#include "predict/sweep_spec.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "common/json_reader.hpp"
 #include "topology/machine.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -164,4 +164,4 @@ SweepSpec load_sweep_spec(const std::string& path) {
   return s;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

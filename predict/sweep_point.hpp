@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/sweep_spec.hpp"
+#include "predict/sweep_spec.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 struct SweepPoint {
   size_t index = 0;  // in spec order
@@ -33,4 +33,4 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& point);
 // The row of a point whose evaluation died without a result.
 nlohmann::json failed_row(const SweepSpec& spec, const SweepPoint& point, const std::string& error);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,4 +1,4 @@
-#include "cli/sweep_journal.hpp"
+#include "predict/sweep_journal.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -90,4 +90,4 @@ void SweepJournal::record(const std::string& key, const nlohmann::json& row, int
   finished_[key] = row;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

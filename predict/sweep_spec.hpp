@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 enum class Scaling { weak, strong };
 enum class ConfigurationMode { as_is, best, listed };
@@ -53,4 +53,4 @@ SweepSpec load_sweep_spec(const std::string& path);
 const char* to_string(Scaling s);
 const char* to_string(ConfigurationMode c);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

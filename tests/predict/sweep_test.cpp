@@ -1,0 +1,77 @@
+// A sweep as a library: its spec read strictly, its points enumerated in spec order with keys that
+// change with what a point depends on, and a point evaluated by the analytical model into its row.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "common/input_error.hpp"
+#include "predict/sweep_point.hpp"
+#include "predict/sweep_spec.hpp"
+
+namespace pp = paratwin::predict;
+
+namespace {
+
+std::string spec_file(const std::string& name) {
+  return std::string(PARATWIN_SOURCE_DIR) + "/tests/e2e/sweep/" + name;
+}
+
+}  // namespace
+
+TEST(Sweep, SpecAndPointsInSpecOrder) {
+  const auto spec = pp::load_sweep_spec(spec_file("configurations.json"));
+  EXPECT_EQ(spec.name, "configurations");
+  EXPECT_EQ(spec.scaling, pp::Scaling::strong);
+  EXPECT_EQ(spec.configurations, pp::ConfigurationMode::listed);
+  ASSERT_EQ(spec.listed.size(), 2u);
+  EXPECT_EQ(spec.models, (std::vector<std::string>{"simulate", "analytical"}));
+  const auto points = pp::enumerate_points(spec);
+  ASSERT_EQ(points.size(), 8u);  // 2 configurations x 2 models x 2 GPU counts
+  // GPU count innermost, then model, then configuration: every scaling curve is a run of rows.
+  EXPECT_EQ(points[0].gpus, 8);
+  EXPECT_EQ(points[1].gpus, 16);
+  EXPECT_EQ(points[1].model, "simulate");
+  EXPECT_EQ(points[2].model, "analytical");
+  EXPECT_EQ(points[4].configuration, 1u);
+  std::set<std::string> keys;
+  for (const auto& p : points) keys.insert(p.key);
+  EXPECT_EQ(keys.size(), points.size());  // every point its own key
+  // The same spec read again gives the same keys (a resumed sweep finds its points).
+  EXPECT_EQ(pp::enumerate_points(pp::load_sweep_spec(spec_file("configurations.json")))[5].key, points[5].key);
+}
+
+TEST(Sweep, AnalyticalPointBecomesARow) {
+  const auto spec = pp::load_sweep_spec(spec_file("configurations.json"));
+  const auto points = pp::enumerate_points(spec);
+  const auto row = pp::evaluate_point(spec, points[2]);  // 4-D, analytical, 8 GPUs
+  ASSERT_EQ(row["status"], "ok") << row["error"];
+  EXPECT_EQ(row["configuration"], "4d x2 y2 z2");
+  EXPECT_EQ(row["gpus"], 8);
+  EXPECT_EQ(row["nodes"], 1);  // 8 GCDs of one Frontier node
+  EXPECT_GT(row["iteration_s"].get<double>(), 0);
+  EXPECT_GE(row["compute_s"].get<double>(), 0);
+  EXPECT_TRUE(row["fits"].get<bool>());
+  // Strong scaling keeps the batch: twice the GPUs, a shorter iteration.
+  const auto wider = pp::evaluate_point(spec, points[3]);
+  EXPECT_EQ(wider["global_batch"], row["global_batch"]);
+  EXPECT_LT(wider["iteration_s"].get<double>(), row["iteration_s"].get<double>());
+}
+
+TEST(Sweep, FailingPointsAndBadSpecs) {
+  // 8 GPUs on a 4-device machine, and an invalid workload: each point fails alone, with its reason,
+  // before any simulation starts.
+  const auto spec = pp::load_sweep_spec(spec_file("failing-points.json"));
+  int failed = 0;
+  for (const auto& p : pp::enumerate_points(spec)) {
+    if (p.gpus != 8 && p.workload != 1) continue;
+    const auto row = pp::evaluate_point(spec, p);
+    EXPECT_EQ(row["status"], "failed") << row.dump();
+    EXPECT_FALSE(row["error"].get<std::string>().empty());
+    ++failed;
+  }
+  EXPECT_EQ(failed, 4);
+  for (const char* bad :
+       {"bad-unknown-key.json", "bad-gpus-order.json", "bad-machine.json", "bad-missing-workload.json"})
+    EXPECT_THROW(pp::load_sweep_spec(spec_file(bad)), paratwin::InputError) << bad;
+}
