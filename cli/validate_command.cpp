@@ -17,6 +17,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/report_text.hpp"
+#include "predict/kernel_fit.hpp"
 #include "predict/reference_points.hpp"
 #include "workloads/workload.hpp"
 
@@ -60,66 +61,6 @@ std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
     out.push_back(*it);
   }
   return out;
-}
-
-// GPUs of every point, [suite][point]: the collective's, or the workload's ranks (0 when the workload
-// cannot be read: its prediction then fails with the reader's message). Read once: they choose the
-// model and label the rows.
-using PointGpus = std::vector<std::vector<int64_t>>;
-PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
-  PointGpus out;
-  for (const auto& suite : suites) {
-    auto& gpus = out.emplace_back();
-    for (const auto& p : suite.points) {
-      if (p.collective) {
-        gpus.push_back(p.collective->gpus);
-        continue;
-      }
-      try {
-        gpus.push_back(workloads::load_workload_file(p.workload).total_ranks());
-      } catch (const std::exception&) {
-        gpus.push_back(0);
-      }
-    }
-  }
-  return out;
-}
-
-// The analytical model's prediction of a row's point: its own for an analytical row, the one made beside
-// the simulation for a simulated row.
-std::optional<double> analytical_value(const ValidationRow& r, const nlohmann::json& prediction) {
-  if (r.model == "analytical") return r.predicted;
-  const auto side = prediction.find("analytical");
-  if (side == prediction.end() || !(*side)["value"].is_number()) return std::nullopt;
-  return (*side)["value"].get<double>();
-}
-
-std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
-                                   const std::vector<predict::ReferenceTask>& tasks,
-                                   const std::vector<nlohmann::json>& predictions) {
-  std::vector<ValidationRow> rows;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const auto& t = tasks[i];
-    const auto& p = predictions[i];
-    ValidationRow r;
-    r.suite = &suites[t.suite];
-    r.point = &suites[t.suite].points[t.point];
-    r.model = t.model;
-    r.gpus = gpus[t.suite][t.point];
-    r.configuration = p.value("configuration", "");
-    r.fits = p.value("fits", true);
-    if (p["status"] == "ok" && p["value"].is_number()) {
-      r.predicted = p["value"].get<double>();
-      r.iteration = p["iteration_s"].get<double>();
-    } else {
-      r.error = p.value("error", "failed");
-    }
-    r.analytical = analytical_value(r, p);
-    if (p.contains("range") && p["range"].is_array())
-      r.predicted_range = std::array<double, 2>{p["range"][0].get<double>(), p["range"][1].get<double>()};
-    rows.push_back(std::move(r));
-  }
-  return rows;
 }
 
 void print_rows(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows) {
@@ -185,68 +126,6 @@ struct ValidateArgs {
   bool write = false;
 };
 
-// `validate --fit`: the framework profile's kernel_efficiency fitted to a machine's calibration points.
-struct FitPoint {
-  size_t suite = 0, point = 0;
-  bool calibration = false;
-};
-
-class KernelEfficiencyFit {
- public:
-  KernelEfficiencyFit(const ValidateArgs& a, const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
-                      std::string framework)
-      : a_(a), suites_(suites), gpus_(gpus), framework_(std::move(framework)) {}
-
-  // The relative errors of `points` with kernel_efficiency `value`, predicted by `model` ("auto": as
-  // validate chooses).
-  std::vector<ValidationRow> predict(const std::vector<FitPoint>& points, double value, const std::string& model) {
-    std::vector<predict::ReferenceTask> tasks;
-    for (const auto& p : points) {
-      std::string m = model;
-      if (m == "auto") m = gpus_[p.suite][p.point] <= a_.simulate_up_to ? "simulate" : "analytical";
-      tasks.push_back({p.suite, p.point, m});
-    }
-    predict::ReferenceOptions options;
-    options.machines = a_.common.machines;
-    options.jobs = a_.common.jobs;
-    options.kernel_efficiency[framework_] = value;
-    auto rows = to_rows(suites_, gpus_, tasks, predict::predict_points(suites_, tasks, options));
-    for (const auto& r : rows)
-      if (!r.predicted) throw InputError(r.suite->name + ": " + r.point->label, "cannot be predicted: " + r.error);
-    return rows;
-  }
-
-  // Least squares on the relative error: golden-section search of the one parameter over (0.2, 1].
-  double fit(const std::vector<FitPoint>& points, const std::string& model) {
-    const auto cost = [&](double x) {
-      double sum = 0;
-      for (const auto& r : predict(points, x, model)) sum += r.relative_error() * r.relative_error();
-      return sum;
-    };
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double lo = 0.2, hi = 1.0;
-    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    double f1 = cost(x1), f2 = cost(x2);
-    while (hi - lo > 1e-3) {
-      if (f1 <= f2) {
-        hi = x2, x2 = x1, f2 = f1;
-        x1 = hi - g * (hi - lo), f1 = cost(x1);
-      } else {
-        lo = x1, x1 = x2, f1 = f2;
-        x2 = lo + g * (hi - lo), f2 = cost(x2);
-      }
-    }
-    const double best = std::round((lo + hi) / 2 * 1000) / 1000;
-    return cost(1.0) < cost(best) ? 1.0 : best;
-  }
-
- private:
-  const ValidateArgs& a_;
-  const std::vector<ReferenceSuite>& suites_;
-  const PointGpus& gpus_;
-  std::string framework_;
-};
-
 std::string error_list(const std::vector<ValidationRow>& rows) {
   std::string out;
   for (const auto& r : rows) {
@@ -280,8 +159,8 @@ void write_profile(const std::string& framework, double value, const std::string
 
 int run_fit(const ValidateArgs& a) {
   const auto suites = selected_suites(a.common);
-  const auto gpus = point_gpus(suites);
-  std::map<std::string, std::vector<FitPoint>> by_framework;
+  const auto gpus = predict::point_gpus(suites);
+  std::map<std::string, std::vector<predict::FitPoint>> by_framework;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
       const auto& point = suites[s].points[p];
@@ -295,7 +174,7 @@ int run_fit(const ValidateArgs& a) {
                                       (a.framework.empty() ? "" : " with framework " + a.framework));
   for (const auto& [framework, points] : by_framework) {
     const double before = workloads::builtin_framework(framework).kernel_efficiency;
-    std::vector<FitPoint> fit_set, held;
+    std::vector<predict::FitPoint> fit_set, held;
     for (const auto& p : points) (p.calibration ? fit_set : held).push_back(p);
     const bool declared = !fit_set.empty();
     if (!declared) fit_set = points;
@@ -307,7 +186,10 @@ int run_fit(const ValidateArgs& a) {
           "leave-one-suite-out figure is the transfer test\n",
           fit_set.size());
     std::fprintf(stderr, "paratwin validate --fit: %s: fitting to %zu point(s)\n", framework.c_str(), fit_set.size());
-    KernelEfficiencyFit fitter(a, suites, gpus, framework);
+    predict::ReferenceOptions fit_options;
+    fit_options.machines = a.common.machines;
+    fit_options.jobs = a.common.jobs;
+    predict::KernelEfficiencyFit fitter(suites, gpus, framework, fit_options, a.simulate_up_to);
     const double after = fitter.fit(fit_set, a.model);
     const auto fitted_before = fitter.predict(fit_set, before, a.model);
     const auto fitted_after = fitter.predict(fit_set, after, a.model);
@@ -323,12 +205,12 @@ int run_fit(const ValidateArgs& a) {
                   mean_abs(held_after), error_list(held_after).c_str());
     }
     // Leave one suite out, with the analytical model (fast): fit to the other suites' points, predict the suite.
-    std::map<size_t, std::vector<FitPoint>> by_suite;
+    std::map<size_t, std::vector<predict::FitPoint>> by_suite;
     for (const auto& p : points) by_suite[p.suite].push_back(p);
     double loso_sum = 0;
     size_t loso_suites = 0;
     for (const auto& [suite, left_out] : by_suite) {
-      std::vector<FitPoint> rest;
+      std::vector<predict::FitPoint> rest;
       for (const auto& p : points)
         if (p.suite != suite) rest.push_back(p);
       if (rest.empty()) {
@@ -363,7 +245,7 @@ int run_fit(const ValidateArgs& a) {
 int run_validate(const ValidateArgs& a) {
   if (a.fit) return run_fit(a);
   const auto suites = selected_suites(a.common);
-  const auto gpus = point_gpus(suites);
+  const auto gpus = predict::point_gpus(suites);
   std::vector<predict::ReferenceTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
@@ -377,7 +259,7 @@ int run_validate(const ValidateArgs& a) {
   options.progress = isatty(STDERR_FILENO) != 0;
   options.sensitivity = true;
   std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
+  const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
   print_rows(suites, rows);
 
   fs::create_directories(a.out);
@@ -419,7 +301,7 @@ struct BaselineArgs {
 
 int run_baseline(const BaselineArgs& a) {
   const auto suites = selected_suites(a.common);
-  const auto gpus = point_gpus(suites);
+  const auto gpus = predict::point_gpus(suites);
   // `check` without --simulate-up-to simulates the points whose committed baseline holds a simulation
   // (the committed files may leave the largest points to the analytical model, for CI's time).
   std::map<std::string, calibration::Baseline> committed;
@@ -447,7 +329,7 @@ int run_baseline(const BaselineArgs& a) {
   options.jobs = a.common.jobs;
   options.progress = isatty(STDERR_FILENO) != 0;
   std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
+  const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
 
   const double tolerance = a.tolerance_percent / 100;
   std::vector<calibration::BaselineChange> all;

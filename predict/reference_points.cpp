@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "common/json_file.hpp"
@@ -219,7 +220,63 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
   return row;
 }
 
+// The analytical model's prediction of a row's point: its own for an analytical row, the one made beside
+// the simulation for a simulated row.
+std::optional<double> analytical_value(const calibration::ValidationRow& r, const nlohmann::json& prediction) {
+  if (r.model == "analytical") return r.predicted;
+  const auto side = prediction.find("analytical");
+  if (side == prediction.end() || !(*side)["value"].is_number()) return std::nullopt;
+  return (*side)["value"].get<double>();
+}
+
 }  // namespace
+
+PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
+  PointGpus out;
+  for (const auto& suite : suites) {
+    auto& gpus = out.emplace_back();
+    for (const auto& p : suite.points) {
+      if (p.collective) {
+        gpus.push_back(p.collective->gpus);
+        continue;
+      }
+      try {
+        gpus.push_back(workloads::load_workload_file(p.workload).total_ranks());
+      } catch (const std::exception&) {
+        gpus.push_back(0);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<calibration::ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                                const std::vector<ReferenceTask>& tasks,
+                                                const std::vector<nlohmann::json>& predictions) {
+  std::vector<calibration::ValidationRow> rows;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& t = tasks[i];
+    const auto& p = predictions[i];
+    calibration::ValidationRow r;
+    r.suite = &suites[t.suite];
+    r.point = &suites[t.suite].points[t.point];
+    r.model = t.model;
+    r.gpus = gpus[t.suite][t.point];
+    r.configuration = p.value("configuration", "");
+    r.fits = p.value("fits", true);
+    if (p["status"] == "ok" && p["value"].is_number()) {
+      r.predicted = p["value"].get<double>();
+      r.iteration = p["iteration_s"].get<double>();
+    } else {
+      r.error = p.value("error", "failed");
+    }
+    r.analytical = analytical_value(r, p);
+    if (p.contains("range") && p["range"].is_array())
+      r.predicted_range = std::array<double, 2>{p["range"][0].get<double>(), p["range"][1].get<double>()};
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
 
 std::string machine_reference(const std::string& machine, const ReferenceOptions& options) {
   if (options.machines.empty() || machine.find('/') != std::string::npos) return machine;

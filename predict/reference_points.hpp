@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibration/reference.hpp"
+#include "calibration/validation.hpp"
 
 namespace paratwin::predict {
 
@@ -36,6 +37,18 @@ struct ReferenceTask {
 // alone, with its message.
 std::vector<nlohmann::json> predict_points(const std::vector<calibration::ReferenceSuite>& suites,
                                            const std::vector<ReferenceTask>& tasks, const ReferenceOptions& options);
+
+// GPUs of every point, [suite][point]: the collective's, or the workload's ranks (0 when the workload
+// cannot be read: its prediction then fails with the reader's message). Read once: they choose the
+// model and label the rows.
+using PointGpus = std::vector<std::vector<int64_t>>;
+PointGpus point_gpus(const std::vector<calibration::ReferenceSuite>& suites);
+
+// The validation rows of predict_points' results, one per task: the value, its range, the analytical
+// model's value beside a simulated one, or the point's error.
+std::vector<calibration::ValidationRow> to_rows(const std::vector<calibration::ReferenceSuite>& suites,
+                                                const PointGpus& gpus, const std::vector<ReferenceTask>& tasks,
+                                                const std::vector<nlohmann::json>& predictions);
 
 // The machine a point runs on: its file in `options.machines` when there is one, else as written.
 std::string machine_reference(const std::string& machine, const ReferenceOptions& options);
