@@ -48,11 +48,8 @@ std::map<workloads::OpKind, sim::Algorithm> parse_algorithms(const std::vector<s
   for (const auto& spec : specs) {
     const auto eq = spec.find('=');
     const std::string kind_name = spec.substr(0, eq), algo_name = eq == std::string::npos ? "" : spec.substr(eq + 1);
-    std::optional<OpKind> kind;
-    for (OpKind k : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
-                     OpKind::broadcast, OpKind::reduce})
-      if (kind_name == workloads::to_string(k)) kind = k;
-    if (!kind)
+    const auto kind = workloads::parse_op_kind(kind_name);
+    if (!kind || !workloads::is_collective(*kind))
       throw InputError("--algorithm", "\"" + spec +
                                           "\": expected KIND=ALGORITHM with KIND one of all_reduce, reduce_scatter, "
                                           "all_gather, all_to_all, broadcast, reduce");

@@ -27,9 +27,11 @@ using calibration::ReferencePoint;
 using calibration::ReferenceSuite;
 
 workloads::OpKind op_kind(const std::string& name) {
-  for (const auto k : {workloads::OpKind::all_gather, workloads::OpKind::reduce_scatter, workloads::OpKind::all_reduce})
-    if (name == workloads::to_string(k)) return k;
-  throw std::invalid_argument("unknown collective kind " + name);
+  using workloads::OpKind;
+  const auto kind = workloads::parse_op_kind(name);
+  if (!kind || !(*kind == OpKind::all_gather || *kind == OpKind::reduce_scatter || *kind == OpKind::all_reduce))
+    throw std::invalid_argument("unknown collective kind " + name);
+  return *kind;
 }
 
 Model model_named(const std::string& model) {

@@ -22,11 +22,10 @@ double bus_factor(workloads::OpKind kind, double n) {
 }
 
 workloads::OpKind kind_named(const std::string& name) {
-  using workloads::OpKind;
-  for (const OpKind k : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
-                         OpKind::broadcast, OpKind::reduce, OpKind::send, OpKind::recv})
-    if (name == workloads::to_string(k)) return k;
-  throw std::invalid_argument("unknown collective kind \"" + name + "\" in a run summary");
+  const auto kind = workloads::parse_op_kind(name);
+  if (!kind || !(workloads::is_collective(*kind) || workloads::is_p2p(*kind)))
+    throw std::invalid_argument("unknown collective kind \"" + name + "\" in a run summary");
+  return *kind;
 }
 
 }  // namespace

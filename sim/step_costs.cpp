@@ -15,9 +15,8 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
   c.collective_step = machine.profile.collective_step;
   c.overlapped_step_extra = machine.profile.overlapped_step_extra;
   for (const auto& [name, cost] : machine.profile.collective_costs)
-    for (auto kind : {OpKind::all_reduce, OpKind::reduce_scatter, OpKind::all_gather, OpKind::all_to_all,
-                      OpKind::broadcast, OpKind::reduce})
-      if (name == workloads::to_string(kind)) c.by_kind[static_cast<int>(kind)] = cost;
+    if (const auto kind = workloads::parse_op_kind(name); kind && workloads::is_collective(*kind))
+      c.by_kind[static_cast<int>(*kind)] = cost;
   c.host_reductions = library == "cray-mpich" || library == "mpi";
   const double host = machine.node.host.memory_bandwidth, hbm = machine.node.device.hbm_bandwidth;
   c.host_memory_bandwidth = host > 0 ? host : 100e9;

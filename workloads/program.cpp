@@ -20,6 +20,12 @@ const char* to_string(Stream s) {
   return names[static_cast<int>(s)];
 }
 
+std::optional<OpKind> parse_op_kind(const std::string& name) {
+  for (int k = 0; k < kOpKinds; ++k)
+    if (name == to_string(static_cast<OpKind>(k))) return static_cast<OpKind>(k);
+  return std::nullopt;
+}
+
 bool is_collective(OpKind k) {
   return k >= OpKind::all_reduce && k <= OpKind::reduce;
 }

@@ -3,6 +3,7 @@
 // Ranks that play the same role (the same pipeline stage) share one op list; collective groups are
 // axis masks resolved against the Grid at run time, so the Program's size does not grow with ranks.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ enum class Stream : uint8_t {
 constexpr int kStreams = 10;
 
 const char* to_string(OpKind k);
+// The kind named as to_string names it, if any.
+std::optional<OpKind> parse_op_kind(const std::string& name);
 const char* to_string(Phase p);
 const char* to_string(Stream s);
 bool is_collective(OpKind k);

@@ -30,6 +30,17 @@ double rate(const pt::GemmShape& s, const pt::GemmDevice& d, const pt::GemmModel
   return flops(s) / pt::gemm_timing(s, d, g).seconds;
 }
 
+// One fp32 core: 100 GFLOP/s, 25 GB/s, a 16x4 micro-kernel, a 1 MiB cache.
+pt::GemmDevice cpu_core() {
+  pt::GemmDevice d;
+  d.peak_flops = 100e9;
+  d.memory_bandwidth = 25e9;
+  d.bytes_per_element = 4;
+  d.tiles = {{16, 4}};
+  d.cache_bytes = 1 << 20;
+  return d;
+}
+
 }  // namespace
 
 // Guide §3.2: 108 tiles fill one wave of 108 SMs; 109 tiles need a second wave for one tile, and the
@@ -121,12 +132,7 @@ TEST(GemmModel, BatchEntriesShareWaves) {
 // packing bandwidth; the share of one beyond the cache is packed from memory (read and written back),
 // and an output beyond it is loaded and stored around the K loop, both at memory bandwidth and added.
 TEST(GemmModel, CpuOperandsBeyondTheCacheMoveAtMemorySpeed) {
-  pt::GemmDevice d;
-  d.peak_flops = 100e9;
-  d.memory_bandwidth = 25e9;
-  d.bytes_per_element = 4;
-  d.tiles = {{16, 4}};
-  d.cache_bytes = 1 << 20;
+  auto d = cpu_core();
   // 256 x 256 x 256 fp32: every operand 256 KiB, in the cache.
   auto t = pt::cpu_traffic({256, 256, 256, 1}, d);
   EXPECT_DOUBLE_EQ(t.packed_from_cache, 2 * 256.0 * 256 * 4);
@@ -150,12 +156,7 @@ TEST(GemmModel, CpuOperandsBeyondTheCacheMoveAtMemorySpeed) {
 // (OpenBLAS's GEMM_Q) and the packed A streamed once per block of C's columns (GEMM_P of the
 // transposed, column-major call). 1536 x 1536 x 1536 fp32 in 448-wide blocks: four passes of each.
 TEST(GemmModel, CpuBlocksReReadCAndPackedA) {
-  pt::GemmDevice d;
-  d.peak_flops = 100e9;
-  d.memory_bandwidth = 25e9;
-  d.bytes_per_element = 4;
-  d.tiles = {{16, 4}};
-  d.cache_bytes = 1 << 20;
+  auto d = cpu_core();
   const pt::GemmShape s{1536, 1536, 1536, 1};
   const double x = 1536.0 * 1536 * 4, f = 1 - (1 << 20) / x;  // every operand, its share beyond the cache
   const double one_pass = pt::cpu_traffic(s, d).memory_seconds;
