@@ -179,7 +179,10 @@ std::string comparison_markdown(const Comparison& c) {
      << seconds_text(sorted.back()) << " | largest against one iteration: " << percent(c.worst_iteration_error())
      << " |\n\n";
   md << "Per op class, seconds per rank in one iteration (measured: the last iteration; communication classes "
-        "count time in flight, overlapped or not):\n\n";
+        "count time in flight, overlapped or not). Exposed communication, bubble and other idle are the one idle "
+        "ledger that the simulator and the executor both keep (workloads/op_walker.hpp): each instant the compute "
+        "stream waited is charged to the op on its critical path at that instant, a collective, a pipeline "
+        "message or anything else:\n\n";
   md << "| op class | predicted [s] | measured [s] | error |\n|---|---:|---:|---:|\n";
   for (const auto& r : c.classes)
     md << "| " << r.name << " | " << seconds_text(r.predicted) << " | " << seconds_text(r.measured) << " | "

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/input_error.hpp"
+
 namespace paratwin::calibration {
 
 namespace {
@@ -195,6 +197,19 @@ void fit_profile_gemms(nlohmann::json& profile, const topology::Machine& machine
     const std::string suffix = dtype == "fp32" ? "" : "_" + dtype;
     profile["fit_error"]["gemm_rms_relative" + suffix] = g.rms_relative_error;
     profile["fit_error"]["gemm_max_relative" + suffix] = g.max_relative_error;
+  }
+}
+
+void refit_profile_gemms(nlohmann::json& profile, const std::string& source) {
+  try {
+    if (!profile.is_object() || !profile.contains("machine") || !profile.contains("measurements") ||
+        !profile.contains("fit"))
+      throw InputError(source, "is not a profile written by paratwin calibrate micro (machine, measurements, fit)");
+    fit_profile_gemms(profile, topology::resolve_machine(profile["machine"].get<std::string>()));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source, std::string("does not read as a profile: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(source, e.what());
   }
 }
 

@@ -4,6 +4,7 @@
 // operand-packing bandwidth, by least squares
 // on the relative error (a 15 µs GEMM counts as much as a 5 ms one).
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <vector>
 
 #include "topology/gemm_model.hpp"
@@ -41,5 +42,10 @@ double predicted_seconds(const GemmSample& s, const topology::GemmDevice& device
 // profile's own launch overhead and memory bandwidth, and writes fit.gemm, fit.peak_tflops and
 // fit_error.gemm_* into it. Throws std::invalid_argument when a dtype has too few GEMMs to fit.
 void fit_profile_gemms(nlohmann::json& profile, const topology::Machine& machine);
+
+// `calibrate refit`: fit_profile_gemms on the machine the profile names, for a profile read from
+// `source`. Throws InputError naming `source` when it is not a profile `calibrate micro` wrote or its
+// GEMMs cannot be fitted.
+void refit_profile_gemms(nlohmann::json& profile, const std::string& source);
 
 }  // namespace paratwin::calibration

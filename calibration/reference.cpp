@@ -167,6 +167,22 @@ std::vector<ReferenceSuite> load_reference_dir(const std::string& dir) {
   return suites;
 }
 
+std::vector<ReferenceSuite> select_reference_suites(std::vector<ReferenceSuite> all,
+                                                    const std::vector<std::string>& names, const std::string& dir) {
+  if (names.empty()) return all;
+  std::vector<ReferenceSuite> out;
+  for (const auto& name : names) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& s) { return s.name == name; });
+    if (it == all.end()) {
+      std::string known;
+      for (const auto& s : all) known += (known.empty() ? "" : ", ") + s.name;
+      throw InputError("--suite", "= " + name + ": no such suite in " + dir + " (" + known + ")");
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
 double relative_error(const ReferencePoint& point, double predicted) {
   if (point.range) {
     const auto [lo, hi] = *point.range;

@@ -60,6 +60,10 @@ struct ReferenceSuite {
 ReferenceSuite load_reference_suite(const std::string& path);
 // Every *.json of `dir`, ordered by file name; suite names must be unique and match their files.
 std::vector<ReferenceSuite> load_reference_dir(const std::string& dir);
+// The suites of `all` (read from `dir`) named in `names`, in that order; every suite when `names` is
+// empty. Throws InputError naming --suite and the suites there are when a name is not one of them.
+std::vector<ReferenceSuite> select_reference_suites(std::vector<ReferenceSuite> all,
+                                                    const std::vector<std::string>& names, const std::string& dir);
 
 // Relative error of a prediction: (predicted − published) / published, or for a range the distance to
 // its nearest end over that end (0 inside).

@@ -100,6 +100,56 @@ std::string validation_csv(const std::vector<ValidationRow>& rows) {
   return o.str();
 }
 
+std::string validation_text(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows) {
+  std::string out;
+  for (const auto& suite : suites) {
+    const auto set = suite_rows(rows, suite);
+    out += printed("\n%s: %s\n  (%s, %s; %s)\n", suite.name.c_str(), suite.title.c_str(), suite.source_label().c_str(),
+                   suite.where.c_str(), to_string(suite.metric));
+    out += printed("  %-44s %7s %-10s %12s %12s %9s %12s %9s\n", "point", "GPUs", "model", "published", "predicted",
+                   "error", "analytical", "vs anal.");
+    for (const auto* r : set) {
+      const auto& p = *r->point;
+      const std::string label = p.label.substr(0, 44);
+      const std::string published = p.range ? num((*p.range)[0]) + "-" + num((*p.range)[1]) : num(p.published);
+      const std::string analytical = r->analytical ? num(*r->analytical) : "";
+      if (!r->predicted) {
+        out +=
+            printed("  %-44s %7lld %-10s %12s %12s %9s %12s %9s  %s\n", label.c_str(), static_cast<long long>(r->gpus),
+                    r->model.c_str(), published.c_str(), "failed", "", analytical.c_str(), "", r->error.c_str());
+        continue;
+      }
+      const auto versus = r->versus_analytical();
+      const std::string versus_text = versus ? pct(*versus) + "%" : "";
+      const std::string range = r->predicted_range ? "  assumed values give " + num((*r->predicted_range)[0]) + "-" +
+                                                         num((*r->predicted_range)[1])
+                                                   : "";
+      out +=
+          printed("  %-44s %7lld %-10s %12s %12s %8s%% %12s %9s%s%s\n", label.c_str(), static_cast<long long>(r->gpus),
+                  r->model.c_str(), published.c_str(), num(*r->predicted).c_str(), pct(r->relative_error()).c_str(),
+                  analytical.c_str(), versus_text.c_str(), r->fits ? "" : "  (does not fit in memory)", range.c_str());
+    }
+    const auto s = error_stats(set);
+    out += printed("  suite: %zu points, mean |error| %.1f %%, max %.1f %%%s\n", s.points, 100 * s.mean_abs,
+                   100 * s.max_abs, s.failed ? (", " + std::to_string(s.failed) + " failed").c_str() : "");
+  }
+  const auto [e2e, other] = split_end_to_end(rows);
+  const auto a = error_stats(e2e), b = error_stats(other);
+  out += printed(
+      "\nend-to-end points (%% of peak, time or throughput per iteration): %zu, mean |error| %.1f %%, max %.1f %%\n",
+      a.points, 100 * a.mean_abs, 100 * a.max_abs);
+  if (const auto kept = held_out(e2e); kept.size() < e2e.size()) {
+    const auto k = error_stats(kept);
+    out += printed(
+        "end-to-end points without those a profile parameter was fitted to: %zu, mean |error| %.1f %%, max %.1f %%\n",
+        k.points, 100 * k.mean_abs, 100 * k.max_abs);
+  }
+  if (b.points + b.failed > 0)
+    out += printed("phases and collective speedups: %zu, mean |error| %.1f %%, max %.1f %%\n", b.points,
+                   100 * b.mean_abs, 100 * b.max_abs);
+  return out;
+}
+
 std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows,
                                 const std::string& command) {
   std::ostringstream md;

@@ -49,6 +49,10 @@ ErrorStats error_stats(const std::vector<const ValidationRow*>& rows);
 // The rows whose points no profile parameter was fitted to.
 std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow*>& rows);
 
+// What `paratwin validate` prints: per suite its provenance, a table of its points (published,
+// predicted, error, the analytical model beside a simulation, the spread over assumed values) and its
+// statistics; then the statistics of the end-to-end points (without the fitted ones) and of the others.
+std::string validation_text(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows);
 // validation.csv: one line per row, every number as printed in the tables.
 std::string validation_csv(const std::vector<ValidationRow>& rows);
 // README.md of results/validation: the headline errors, then one table per suite with its provenance.

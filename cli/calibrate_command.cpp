@@ -7,10 +7,12 @@
 
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro.hpp"
-#include "cli/calibrate_runs.hpp"
+#include "calibration/micro_report.hpp"
+#include "cli/calibrate_suite.hpp"
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/text_file.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -27,24 +29,6 @@ struct CalibrateArgs {
   std::vector<std::string> workloads;  // their GEMM shapes are timed one by one
 };
 
-// One line per dtype: the GEMM model's parameters and how well they fit.
-void print_gemm_fit(const nlohmann::json& profile) {
-  const auto& f = profile["fit"];
-  for (const auto& [dtype, g] : f["gemm"].items()) {
-    const std::string suffix = dtype == "fp32" ? "" : "_" + dtype;
-    std::printf(
-        "  GEMM %s: peak %.4g TFLOP/s, main loop at %.3f of it, tile overhead %.3g K steps, operand reuse %.3g, "
-        "fixed %.3g us, packing %s (rms error %.1f %%, max %.1f %%)\n",
-        dtype.c_str(), f["peak_tflops"][dtype].get<double>(), g["max_efficiency"].get<double>(),
-        g["tile_overhead_k"].get<double>(), g["operand_reuse"].get<double>(), g["fixed_us"].get<double>(),
-        g.value("packing_GBps", 0.0) > 0
-            ? (std::to_string(std::lround(g["packing_GBps"].get<double>())) + " GB/s").c_str()
-            : "none",
-        100 * profile["fit_error"]["gemm_rms_relative" + suffix].get<double>(),
-        100 * profile["fit_error"]["gemm_max_relative" + suffix].get<double>());
-  }
-}
-
 struct RefitArgs {
   std::string profile;
   std::string out;
@@ -52,21 +36,11 @@ struct RefitArgs {
 
 int refit(const RefitArgs& a) {
   auto profile = parse_json<InputError>(read_text_file<InputError>(a.profile), a.profile);
-  try {
-    if (!profile.is_object() || !profile.contains("machine") || !profile.contains("measurements") ||
-        !profile.contains("fit"))
-      throw InputError(a.profile, "is not a profile written by paratwin calibrate micro (machine, measurements, fit)");
-    const auto machine = topology::resolve_machine(profile["machine"].get<std::string>());
-    calibration::fit_profile_gemms(profile, machine);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(a.profile, std::string("does not read as a profile: ") + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.profile, e.what());
-  }
+  calibration::refit_profile_gemms(profile, a.profile);
   const std::string out = a.out.empty() ? a.profile : a.out;
   write_file_atomically(out, profile.dump(2) + "\n");
-  std::printf("refitted the GEMM model of %s -> %s\n", a.profile.c_str(), out.c_str());
-  print_gemm_fit(profile);
+  std::printf("refitted the GEMM model of %s -> %s\n%s", a.profile.c_str(), out.c_str(),
+              calibration::gemm_fit_text(profile).c_str());
   return 0;
 }
 
@@ -95,38 +69,9 @@ int micro(const CalibrateArgs& a) {
     MPI_Finalize();
     return dynamic_cast<const InputError*>(&e) ? kExitBadInput : 1;
   }
-  if (rank == 0) {
-    const auto& f = profile["fit"];
-    std::printf("calibrated %s with the %s backend on %d ranks -> %s\n", a.machine.c_str(), a.backend.c_str(), size,
-                a.out.c_str());
-    print_gemm_fit(profile);
-    std::printf("  element-wise: launch %.3g us, memory %.3g GB/s (rms error %.1f %%)\n",
-                f["launch_overhead_us"].get<double>(), f["memory_GBps"].get<double>(),
-                100 * profile["fit_error"]["sweep_rms_relative"].get<double>());
-    if (f.contains("collectives")) {
-      std::printf("  %-15s %5s %14s %12s %10s\n", "collective", "ranks", "alpha/step us", "busbw GB/s", "rms err");
-      for (const auto& c : f["collectives"])
-        std::printf("  %-15s %5lld %14.3g %12.3g %9.1f%%\n", c["kind"].get<std::string>().c_str(),
-                    static_cast<long long>(c["group_size"].get<int64_t>()), c["alpha_us_per_step"].get<double>(),
-                    c["busbw_GBps"].get<double>(), 100 * c["rms_relative_error"].get<double>());
-      std::printf(
-          "  profile: link %.3g GB/s (the fastest kind's bus bandwidth); per kind the step cost and the cost per byte "
-          "beyond the link's (collective_costs); collective_step %.3g us (median) for other kinds\n",
-          f["link_GBps"].get<double>(), f["collective_step_us"].get<double>());
-    }
-    if (f.contains("messages"))
-      std::printf("  messages between rank pairs: alpha %.3g us, %.3g GB/s (rms error %.1f %%)\n",
-                  f["messages"]["alpha_us"].get<double>(), f["messages"]["GBps"].get<double>(),
-                  100 * f["messages"]["rms_relative_error"].get<double>());
-    if (f.contains("compute_slowdown_communicating"))
-      std::printf("  GEMMs run %.3g %% slower while a collective is in flight (polls and copies on the same core)\n",
-                  100 * f["compute_slowdown_communicating"].get<double>());
-    if (!f["gemm_shapes"].empty())
-      std::printf("  %zu GEMM shapes of the workloads timed one by one\n", f["gemm_shapes"].size());
-    if (f.contains("overlapped_step_extra_us"))
-      std::printf("  a collective step costs %.3g us more while its rank computes (polled between GEMM slices)\n",
-                  f["overlapped_step_extra_us"].get<double>());
-  }
+  if (rank == 0)
+    std::printf("calibrated %s with the %s backend on %d ranks -> %s\n%s", a.machine.c_str(), a.backend.c_str(), size,
+                a.out.c_str(), calibration::micro_fit_text(profile).c_str());
   MPI_Finalize();
   return 0;
 }

@@ -1,17 +1,19 @@
 // `paratwin calibrate compare` and `paratwin calibrate suite` (issue 7): predicted versus measured.
+#include "cli/calibrate_suite.hpp"
+
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
+#include "calibration/comparison_text.hpp"
 #include "calibration/suite.hpp"
-#include "cli/calibrate_runs.hpp"
-#include "cli/child_process.hpp"
+#include "calibration/suite_report.hpp"
 #include "cli/commands.hpp"
+#include "common/child_process.hpp"
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -21,15 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void print_comparison(const calibration::Comparison& c) {
-  std::printf("  iteration             predicted %.4g s, measured %.4g s (median of %zu), error %+.1f %%\n",
-              c.predicted, c.measured_median, c.measured.size(), 100 * c.error());
-  std::printf("  %-22s %13s %13s %9s\n", "op class (per rank)", "predicted [s]", "measured [s]", "error");
-  for (const auto& r : c.classes)
-    if (std::isfinite(r.error()))
-      std::printf("  %-22s %13.4g %13.4g %+8.1f%%\n", r.name.c_str(), r.predicted, r.measured, 100 * r.error());
-    else
-      std::printf("  %-22s %13.4g %13.4g %9s\n", r.name.c_str(), r.predicted, r.measured, "-");
+void print_no_plot(const std::string& why) {
+  std::fprintf(stderr, "paratwin: %s\n", why.c_str());
 }
 
 std::string today() {
@@ -43,7 +38,8 @@ std::string today() {
 
 int calibrate_compare(CompareArgs a) {
   try {
-    a.launch.mpirun = split_launcher(a.launcher);
+    a.launch.mpirun = calibration::split_launcher(a.launcher);
+    a.launch.paratwin = self_executable();
     if (a.job.ranks <= 0) {
       const auto program = workloads::lower(workloads::load_workload_file(a.job.workload));
       a.job.ranks = program.grid.size();
@@ -53,8 +49,8 @@ int calibrate_compare(CompareArgs a) {
                 static_cast<long long>(a.job.ranks), a.launch.machine.c_str(), a.launch.backend.c_str(),
                 a.job.profile.c_str());
     std::fflush(stdout);
-    const auto c = run_comparison(a.launch, a.job);
-    print_comparison(c);
+    const auto c = calibration::run_comparison(a.launch, a.job, print_no_plot);
+    std::printf("%s", calibration::comparison_text(c).c_str());
     std::printf("  report                %s/comparison.md, comparison.csv, bars.svg, timeline.png\n",
                 a.job.out.c_str());
   } catch (const InputError& e) {
@@ -69,14 +65,15 @@ int calibrate_compare(CompareArgs a) {
 
 int calibrate_suite(const SuiteArgs& a) {
   calibration::Suite suite;
-  Launch launch;
+  calibration::Launch launch;
   try {
     suite = calibration::load_suite(a.file);
-    launch.mpirun = split_launcher(a.launcher);
+    launch.mpirun = calibration::split_launcher(a.launcher);
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return kExitBadInput;
   }
+  launch.paratwin = self_executable();
   launch.machine = suite.machine;
   launch.backend = suite.backend;
   const fs::path out = a.out.empty() ? fs::path("results/calibration") / suite.name : fs::path(a.out);
@@ -100,11 +97,11 @@ int calibrate_suite(const SuiteArgs& a) {
       std::vector<std::string> workloads;
       for (const auto& e : suite.entries)
         if (e.ranks == ranks) workloads.push_back(e.workload);
-      run_micro_benchmarks(launch, ranks, suite.repeats, workloads, profiles[ranks],
-                           (out / "profiles" / (name + ".log")).string());
+      calibration::run_micro_benchmarks(launch, ranks, suite.repeats, workloads, profiles[ranks],
+                                        (out / "profiles" / (name + ".log")).string());
     }
     for (const auto& entry : suite.entries) {
-      CompareJob job;
+      calibration::CompareJob job;
       job.workload = entry.workload;
       job.profile = profiles[entry.ranks];
       job.ranks = entry.ranks;
@@ -114,7 +111,7 @@ int calibrate_suite(const SuiteArgs& a) {
       std::printf("[%zu/%zu] %s (%s, %lld ranks): ", ++step, steps, fs::path(entry.workload).stem().c_str(),
                   entry.label.c_str(), static_cast<long long>(entry.ranks));
       std::fflush(stdout);
-      const auto c = run_comparison(launch, job);
+      const auto c = calibration::run_comparison(launch, job, print_no_plot);
       std::printf("measured %.4g s, predicted %.4g s, %+.1f %% (%.0f s elapsed)\n", c.measured_median, c.predicted,
                   100 * c.error(), elapsed());
       results.push_back({entry, c});
@@ -130,47 +127,14 @@ int calibrate_suite(const SuiteArgs& a) {
   }
 
   // The report: every file written whole, after every run succeeded.
-  std::string classes = "workload,ranks,class,predicted_seconds,measured_seconds,relative_error\n";
-  for (const auto& r : results) {
-    const std::string csv = calibration::comparison_csv(r.comparison);
-    classes += csv.substr(csv.find('\n') + 1);
-  }
   write_file_atomically((out / "suite.csv").string(), calibration::suite_csv(results));
-  write_file_atomically((out / "classes.csv").string(), classes);
+  write_file_atomically((out / "classes.csv").string(), calibration::suite_classes_csv(results));
   write_file_atomically((out / "iteration.gp").string(),
                         calibration::suite_bars_script(suite, results, "iteration.svg"));
   const std::string plot = run_gnuplot(out.string(), "iteration.gp");
   if (!plot.empty()) std::fprintf(stderr, "paratwin: no plot: %s\n", plot.c_str());
-
-  int outside = 0;
-  for (const auto& r : results) outside += std::fabs(r.comparison.error()) > suite.tolerance ? 1 : 0;
-  std::ostringstream md;
-  md << "# Calibration suite `" << suite.name << "`: predicted versus measured\n\n";
-  if (!suite.description.empty()) md << suite.description << "\n\n";
-  md << "Regenerate (this folder, profiles included) with one command from the repository root:\n\n```\n"
-     << "paratwin calibrate suite " << suite.file << (a.out.empty() ? "" : " --out " + a.out) << "\n```\n\n";
-  md << "Measured " << today() << " on " << suite.machine << " with the " << suite.backend
-     << " backend: " << suite.iterations << " iterations after " << suite.warmup
-     << " warm-up per workload. Profiles were fitted on the micro-benchmarks only (`calibrate micro`, " << suite.repeats
-     << " repeats, one profile per rank count, in `profiles/`); no parameter was fitted on the workload runs "
-        "compared here.\n\n";
-  md << "![predicted versus measured](iteration.svg)\n\n";
-  md << calibration::suite_markdown_table(suite, results) << "\n";
-  if (outside == 0)
-    md << "Every prediction is within " << 100 * suite.tolerance << " % of the measured median.\n\n";
-  else
-    md << "Predictions outside " << 100 * suite.tolerance << " % of the measured median: " << outside << " of "
-       << results.size() << ".\n\n";
-  md << "Files: `suite.csv` (this table), `classes.csv` (per op class), `iteration.gp` (the plot's script, data "
-        "inline); per workload a folder with `comparison.md`, `comparison.csv`, `bars.svg` (per op class) and "
-        "`timeline.png` (measured above predicted); its `run/` subfolder (not committed) holds the runs' summaries, "
-        "traces and logs.\n\n## Per workload\n\n";
-  for (const auto& r : results) {
-    const std::string name = fs::path(r.entry.workload).stem().string();
-    md << calibration::comparison_markdown(r.comparison) << "\n![" << name << " per op class](" << name
-       << "/bars.svg)\n![" << name << " timelines](" << name << "/timeline.png)\n\n";
-  }
-  write_file_atomically((out / "README.md").string(), md.str());
+  write_file_atomically((out / "README.md").string(), calibration::suite_readme(suite, results, a.out, today()));
+  const int outside = calibration::outside_tolerance(suite, results);
   std::printf("report %s/README.md: %zu workloads, %d outside %.0f %% (%.0f s)\n", out.c_str(), results.size(), outside,
               100 * suite.tolerance, elapsed());
   return outside == 0 ? 0 : 1;

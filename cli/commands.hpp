@@ -19,8 +19,4 @@ Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
 Action add_baseline_command(CLI::App& app);
 
-// Writes `text` to `path` atomically: a temporary file renamed into place, so a failure never leaves
-// a half-written file behind.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace paratwin::cli

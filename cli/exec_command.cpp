@@ -1,16 +1,16 @@
 // `mpirun -np R paratwin exec`: run a workload's Program for real, rank by rank, and measure it.
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
 #include "exec/verify.hpp"
+#include "predict/measured_run.hpp"
 #include "predict/run_summary.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
@@ -32,17 +32,14 @@ struct ExecArgs {
   bool verify = false;
 };
 
-// Everything a rank sends rank 0, flattened into doubles for MPI_Gatherv.
-std::vector<double> pack(const exec::RankResult& r) {
-  std::vector<double> out(r.iterations.begin(), r.iterations.end());
-  out.insert(out.end(), {r.breakdown.compute, r.breakdown.exposed_comm, r.breakdown.bubble, r.breakdown.other_idle});
-  out.push_back(static_cast<double>(r.events.size()));
-  for (const auto& e : r.events) out.insert(out.end(), {static_cast<double>(e.op), e.start, e.end});
-  out.push_back(static_cast<double>(r.collectives.size()));
+// What the rank measured, in the form rank 0 merges.
+predict::RankMeasurement measurement(const exec::RankResult& r) {
+  const auto& b = r.breakdown;
+  predict::RankMeasurement m{r.iterations, {b.compute, b.exposed_comm, b.bubble, b.other_idle}, r.events, {}};
   for (const auto& [key, c] : r.collectives)
-    out.insert(out.end(), {static_cast<double>(key.first), static_cast<double>(key.second),
-                           static_cast<double>(c.count), c.bytes, c.seconds, c.exposed});
-  return out;
+    m.collectives.push_back(
+        {static_cast<workloads::OpKind>(key.first), key.second, "", c.count, c.bytes, c.seconds, c.exposed});
+  return m;
 }
 
 std::vector<double> gather(const std::vector<double>& mine, int rank, int size, std::vector<int>& offsets) {
@@ -166,63 +163,21 @@ int run(const ExecArgs& a) {
   }
 
   std::vector<int> offsets;
-  const auto all = gather(pack(result), rank, size, offsets);
+  const auto all = gather(predict::pack(measurement(result)), rank, size, offsets);
   backend.reset();
   if (rank == 0) {
-    const auto n = static_cast<size_t>(options.iterations);
-    std::vector<double> iterations(n, 0);
-    std::vector<predict::RankRow> rows;
-    std::vector<workloads::OpEvent> events;
-    std::map<std::pair<int, workloads::AxisMask>, predict::CollectiveRow> collectives;
-    for (int r = 0; r < size; ++r) {
-      const double* p = all.data() + offsets[static_cast<size_t>(r)];
-      for (size_t k = 0; k < n; ++k) iterations[k] = std::max(iterations[k], *p++);
-      rows.push_back({p[0], p[1], p[2], p[3]});
-      p += 4;
-      const auto count = static_cast<size_t>(*p++);
-      for (size_t k = 0; k < count; ++k, p += 3) events.push_back({r, static_cast<uint32_t>(p[0]), p[1], p[2]});
-      const auto kinds = static_cast<size_t>(*p++);
-      for (size_t k = 0; k < kinds; ++k, p += 6) {
-        auto& c = collectives[{static_cast<int>(p[0]), static_cast<workloads::AxisMask>(p[1])}];
-        c.kind = static_cast<workloads::OpKind>(p[0]);
-        c.group = static_cast<workloads::AxisMask>(p[1]);
-        c.count += static_cast<int64_t>(p[2]);
-        c.bytes += p[3];
-        c.seconds += p[4];
-        c.exposed += p[5];
-      }
-    }
-    // Per rank, as the simulator reports them.
-    std::vector<predict::CollectiveRow> per_rank;
-    for (auto [key, c] : collectives) {
-      c.count /= size;
-      c.bytes /= size;
-      c.seconds /= size;
-      c.exposed /= size;
-      per_rank.push_back(c);
-    }
-    std::vector<double> sorted = iterations;
-    std::sort(sorted.begin(), sorted.end());
-    const double median = sorted[sorted.size() / 2];
-    const auto summary = predict::summarize(w, program, machine, median, rows, per_rank);
-    auto j = predict::to_json(summary);
-    j["backend"] = a.backend;
-    j["iterations"] = iterations;
-    j["warmup"] = a.warmup;
+    const auto run = predict::merge_ranks(w, program, machine,
+                                          predict::unpack(all, offsets, static_cast<size_t>(options.iterations)));
     try {
-      if (!a.trace.empty()) write_file_atomically(a.trace, workloads::chrome_trace(program, events));
-      if (!a.json.empty()) write_file_atomically(a.json, j.dump(2) + "\n");
+      if (!a.trace.empty()) write_file_atomically(a.trace, workloads::chrome_trace(program, run.events));
+      if (!a.json.empty()) write_file_atomically(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
     } catch (const std::exception& e) {
       std::cerr << "paratwin: error: " << e.what() << "\n";
       MPI_Finalize();
       return 2;
     }
-    std::printf("%s on %d ranks, %s backend, %d iterations measured after %d warm-up (on %s)\n", w.name.c_str(), size,
-                a.backend.c_str(), a.iterations, a.warmup, machine.name.c_str());
-    std::printf("  iterations            ");
-    for (double t : iterations) std::printf("%.4g s  ", t);
-    std::printf("(median %.4g s)\n", median);
-    predict::print_summary(w, summary, "ran anyway");
+    std::printf("%s", predict::measured_heading(run, w.name, size, a.backend, a.warmup, machine.name).c_str());
+    predict::print_summary(w, run.summary, "ran anyway");
   }
   MPI_Finalize();
   return 0;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "common/text_file.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/error.hpp"

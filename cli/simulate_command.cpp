@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/simulation_report.hpp"
+#include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
 #include "workloads/embedded_examples.hpp"

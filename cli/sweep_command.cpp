@@ -10,11 +10,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/sweep_mpi.hpp"
-#include "cli/sweep_outputs.hpp"
 #include "common/input_error.hpp"
-#include "predict/child_pool.hpp"
+#include "common/text_file.hpp"
 #include "predict/sweep_journal.hpp"
+#include "predict/sweep_outputs.hpp"
 #include "predict/sweep_point.hpp"
+#include "predict/sweep_run.hpp"
 #include "predict/sweep_spec.hpp"
 
 namespace paratwin::cli {
@@ -44,50 +45,15 @@ int abort_after() {
   return value != nullptr ? std::atoi(value) : 0;
 }
 
-std::string describe(const SweepPoint& p, const nlohmann::json& row) {
-  return row["workload"].get<std::string>() + " on " + row["machine"].get<std::string>() + ", " +
-         std::to_string(p.gpus) + (p.gpus == 1 ? " GPU, " : " GPUs, ") + p.model;
-}
-
-// My share of the points to compute: every size-th, starting at my rank.
-std::vector<size_t> share(const std::vector<int64_t>& todo, const SweepComm& comm) {
-  std::vector<size_t> mine;
-  for (size_t j = static_cast<size_t>(comm.rank()); j < todo.size(); j += static_cast<size_t>(comm.size()))
-    mine.push_back(static_cast<size_t>(todo[j]));
-  return mine;
-}
-
 int default_jobs(const SweepComm& comm) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   return std::max(1, cores / std::max(1, comm.local_size()));
 }
 
-// Runs `mine` in children, `jobs` at once, handing each row to `done`; between children, `poll` runs
-// (rank 0 receives the other ranks' rows there) until `finished` says all is in.
-void run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine, int jobs,
-                const std::function<void(size_t, nlohmann::json, int)>& done, const std::function<bool()>& poll,
-                const std::function<bool()>& finished) {
-  predict::ChildPool pool(jobs);
-  size_t next = 0;
-  while (!finished()) {
-    while (!pool.full() && next < mine.size()) {
-      const size_t index = mine[next++];
-      pool.start(index, [&spec, &points, index] { return evaluate_point(spec, points[index]); });
-    }
-    // Waiting on children alone can block; with other ranks to hear from, look up every few ms.
-    const bool others = static_cast<bool>(poll);
-    if (auto r = pool.wait(others ? 20 : -1))
-      done(r->id, r->ok ? r->value : failed_row(spec, points[r->id], r->error), 0);
-    bool heard = false;
-    while (others && poll()) heard = true;
-    if (others && !heard && pool.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 int run_worker(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm, int jobs) {
-  const auto mine = share(comm.broadcast({}), comm);
+  const auto mine = predict::share_of(comm.broadcast({}), comm.rank(), comm.size());
   size_t sent = 0;
-  run_points(
+  predict::run_sweep_points(
       spec, points, mine, jobs,
       [&](size_t index, nlohmann::json row, int) {
         const nlohmann::json message = {{"index", index}, {"rank", comm.rank()}, {"row", std::move(row)}};
@@ -109,23 +75,15 @@ int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepP
     std::fprintf(stderr, "paratwin sweep: warning: dropped %d unreadable journal line(s) (a write cut by a crash)\n",
                  journal.dropped_lines());
 
-  std::vector<nlohmann::json> rows(points.size());
-  std::vector<int64_t> todo;
-  size_t skipped = 0;
-  for (const auto& p : points) {
-    const auto it = journal.finished().find(p.key);
-    if (it != journal.finished().end() && !(a.retry_failed && it->second["status"] != "ok")) {
-      rows[p.index] = it->second;
-      ++skipped;
-    } else {
-      todo.push_back(static_cast<int64_t>(p.index));
-    }
-  }
+  auto resume = predict::resume_sweep(points, journal, a.retry_failed);
+  auto& rows = resume.rows;
+  const auto& todo = resume.todo;
+  const size_t skipped = resume.skipped;
   comm.broadcast(todo);
 
   const auto start = std::chrono::steady_clock::now();
   const int kill_after = abort_after();
-  size_t computed = 0, failed_now = 0;
+  size_t computed = 0;
   const auto done = [&](size_t index, nlohmann::json row, int rank) {
     journal.record(points[index].key, row, rank);
     ++computed;
@@ -136,16 +94,8 @@ int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepP
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double eta = elapsed / static_cast<double>(computed) * static_cast<double>(todo.size() - computed);
-    const bool ok = row["status"] == "ok";
-    failed_now += ok ? 0 : 1;
-    if (ok)
-      std::fprintf(stderr, "paratwin sweep: [%zu/%zu] %s: %.4g s/iteration; elapsed %.1f s, ETA %.1f s\n",
-                   skipped + computed, points.size(), describe(points[index], row).c_str(),
-                   row["iteration_s"].get<double>(), elapsed, eta);
-    else
-      std::fprintf(stderr, "paratwin sweep: [%zu/%zu] %s: FAILED: %s; elapsed %.1f s, ETA %.1f s\n", skipped + computed,
-                   points.size(), describe(points[index], row).c_str(), row["error"].get<std::string>().c_str(),
-                   elapsed, eta);
+    std::fprintf(stderr, "paratwin sweep: %s\n",
+                 predict::sweep_progress(skipped + computed, points.size(), points[index], row, elapsed, eta).c_str());
     rows[index] = std::move(row);
   };
   std::function<bool()> poll;
@@ -157,12 +107,13 @@ int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepP
       done(message.at("index").get<size_t>(), message.at("row"), message.at("rank").get<int>());
       return true;
     };
-  run_points(spec, points, share(todo, comm), jobs, done, poll, [&] { return computed == todo.size(); });
+  predict::run_sweep_points(spec, points, predict::share_of(todo, comm.rank(), comm.size()), jobs, done, poll,
+                            [&] { return computed == todo.size(); });
 
-  write_file_atomically((dir / "sweep.csv").string(), sweep_csv(rows));
-  write_file_atomically((dir / "sweep.json").string(), sweep_json(spec, rows).dump(2) + "\n");
-  const std::string plots =
-      a.plots == "none" ? "no plots (--plots none)" : write_plots(spec, points, rows, dir, a.plots);
+  write_file_atomically((dir / "sweep.csv").string(), predict::sweep_csv(rows));
+  write_file_atomically((dir / "sweep.json").string(), predict::sweep_json(spec, rows).dump(2) + "\n");
+  const std::string plots = a.plots == "none" ? "no plots (--plots none)"
+                                              : predict::write_sweep_plots(spec, points, rows, dir.string(), a.plots);
   size_t failed = 0;
   for (const auto& row : rows) failed += row["status"] == "ok" ? 0 : 1;
   std::printf("paratwin sweep %s: %zu points: %zu skipped (finished earlier, in %s), %zu computed, %zu failed\n",

@@ -1,6 +1,7 @@
 #include "common/report_text.hpp"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 
 namespace paratwin {
@@ -20,6 +21,18 @@ std::string fixed_number(const nlohmann::json& v) {
 std::string formatted(double v, const char* format) {
   char text[64];
   std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+std::string printed(const char* format, ...) {
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  if (size > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
   return text;
 }
 

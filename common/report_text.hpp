@@ -10,6 +10,8 @@ namespace paratwin {
 std::string fixed_number(const nlohmann::json& v);
 // One number in a printf format of one conversion (e.g. "%.4g", "%+.1f").
 std::string formatted(double v, const char* format);
+// A whole printf format: the fixed-width columns of report tables, as text that a caller prints or writes.
+std::string printed(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
 std::string csv_field(const std::string& text);
 // A gnuplot single-quoted string: only the quote itself needs escaping (doubled).

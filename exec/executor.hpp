@@ -1,13 +1,14 @@
 #pragma once
-// Runs one rank's op list for real, iteration after iteration, on a Backend: ops on one stream in
-// order, streams concurrently, dependencies honoured — the simulator's rules, so that the measured
-// trace and the predicted one describe the same schedule.
+// Runs one rank's op list for real, iteration after iteration, on a Backend, driving the op walker
+// the simulator drives (workloads/op_walker.hpp): the same schedule rules and the same idle ledger, so
+// that measured and predicted breakdowns mean the same thing.
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "exec/backend.hpp"
+#include "workloads/op_walker.hpp"
 #include "workloads/trace.hpp"
 
 namespace paratwin::exec {
@@ -27,13 +28,8 @@ class ExecError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Where the compute stream's time went in one iteration, as the simulator splits it.
-struct Breakdown {
-  double compute = 0;
-  double exposed_comm = 0;  // waiting for a collective
-  double bubble = 0;        // waiting for a pipeline message
-  double other_idle = 0;
-};
+// Where the compute stream's time went in one iteration: the op walker's ledger.
+using Breakdown = workloads::IdleTimes;
 
 struct CollectiveTime {
   int64_t count = 0;

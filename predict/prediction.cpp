@@ -20,6 +20,7 @@ Prediction prediction_of(RunSummary summary, SimulationRecord record) {
   p.compute_seconds = busiest.compute;
   p.exposed_comm_seconds = busiest.exposed_comm;
   p.bubble_seconds = busiest.bubble;
+  p.other_idle_seconds = busiest.other_idle;
   p.exposed_data_seconds = summary.exposed_seconds("data");
   p.memory_bytes_per_rank = summary.max_bytes_per_rank;
   p.fits = summary.fits;
@@ -38,6 +39,7 @@ Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
   p.compute_seconds = e.compute;
   p.exposed_comm_seconds = e.exposed_comm;
   p.bubble_seconds = e.bubble;
+  p.other_idle_seconds = e.other_idle;
   for (const auto& c : e.collectives)
     if (c.group == "data") p.exposed_data_seconds += c.exposed;
   p.memory_bytes_per_rank = e.memory.total();
@@ -47,15 +49,11 @@ Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
 }
 
 nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
-  nlohmann::json j = {{"iteration_seconds", e.iteration},
-                      {"compute_seconds", e.compute},
-                      {"exposed_comm_seconds", e.exposed_comm},
-                      {"bubble_seconds", e.bubble},
-                      {"bubble_fraction", e.bubble_fraction},
-                      {"tokens_per_second", e.tokens_per_second},
-                      {"percent_of_peak", e.percent_of_peak},
-                      {"memory_bytes_per_gpu", e.memory.total()},
-                      {"fits", e.fits()}};
+  nlohmann::json j = {{"iteration_seconds", e.iteration},         {"compute_seconds", e.compute},
+                      {"exposed_comm_seconds", e.exposed_comm},   {"bubble_seconds", e.bubble},
+                      {"bubble_fraction", e.bubble_fraction},     {"other_idle_seconds", e.other_idle},
+                      {"tokens_per_second", e.tokens_per_second}, {"percent_of_peak", e.percent_of_peak},
+                      {"memory_bytes_per_gpu", e.memory.total()}, {"fits", e.fits()}};
   for (const auto& c : e.collectives)
     j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
                                 {"group", c.group},

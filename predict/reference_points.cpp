@@ -233,6 +233,15 @@ std::optional<double> analytical_value(const calibration::ValidationRow& r, cons
 
 }  // namespace
 
+std::vector<ReferenceTask> reference_tasks(const std::vector<calibration::ReferenceSuite>& suites,
+                                           const PointGpus& gpus, const std::string& model, int64_t simulate_up_to) {
+  std::vector<ReferenceTask> tasks;
+  for (size_t s = 0; s < suites.size(); ++s)
+    for (size_t p = 0; p < suites[s].points.size(); ++p)
+      tasks.push_back({s, p, model != "auto" ? model : gpus[s][p] <= simulate_up_to ? "simulate" : "analytical"});
+  return tasks;
+}
+
 PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
   PointGpus out;
   for (const auto& suite : suites) {

@@ -44,6 +44,11 @@ std::vector<nlohmann::json> predict_points(const std::vector<calibration::Refere
 using PointGpus = std::vector<std::vector<int64_t>>;
 PointGpus point_gpus(const std::vector<calibration::ReferenceSuite>& suites);
 
+// Every point of `suites`, predicted by `model`: "analytical", "simulate", or "auto" (simulated up to
+// `simulate_up_to` GPUs, analytically beyond).
+std::vector<ReferenceTask> reference_tasks(const std::vector<calibration::ReferenceSuite>& suites,
+                                           const PointGpus& gpus, const std::string& model, int64_t simulate_up_to);
+
 // The validation rows of predict_points' results, one per task: the value, its range, the analytical
 // model's value beside a simulated one, or the point's error.
 std::vector<calibration::ValidationRow> to_rows(const std::vector<calibration::ReferenceSuite>& suites,

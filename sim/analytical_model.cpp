@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <queue>
 #include <stdexcept>
 
 #include "sim/analytical_collectives.hpp"
 #include "sim/cost_model.hpp"
 #include "workloads/arithmetic.hpp"
 #include "workloads/lower.hpp"
+#include "workloads/op_walker.hpp"
 
 namespace paratwin::sim {
 
@@ -23,16 +25,18 @@ bool per_micro_batch(Phase p) {
   return p == Phase::forward || p == Phase::backward || p == Phase::recompute;
 }
 
-// One stage's op list laid out in time with closed-form op costs: every op starts when its stream is
-// free and its dependencies are done (an ASAP schedule with in-order streams, as the engine runs them,
-// minus contention between concurrent ops). A message from a neighbouring stage is taken to be there
-// when asked for: waiting for other stages is the bubble, added by formula.
+// One stage's op list laid out in time with closed-form op costs by the op walker the engine and the
+// executor drive (workloads/op_walker.hpp): every op starts when its stream is free and its
+// dependencies are done, minus the engine's contention between concurrent ops. A message from a neighbouring stage is
+// taken to be there when asked for: waiting for other stages is the bubble, added by formula.
 struct StageTimes {
   double split = 0;  // end of the last forward/backward compute: the micro-batches' part ends here
   double end = 0;    // the whole op list (gradient synchronisation and optimizer included)
   double compute_mb = 0, compute_rest = 0;
   double exposed_mb = 0, exposed_rest = 0;
-  double p2p = 0;  // messages sent per micro-batch (summed), for the bubble
+  double message_mb = 0, message_rest = 0;  // waits for a message within the stage (the ledger's bubble)
+  double idle_mb = 0, idle_rest = 0;        // waits for anything else (the ledger's other idle)
+  double p2p = 0;                           // messages sent per micro-batch (summed), for the bubble
   struct Collective {
     double count = 0, bytes = 0, seconds = 0, exposed = 0;
   };
@@ -80,21 +84,25 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
   for (const auto& role : program.roles) {
     const int64_t rank = pipe < 0 ? 0 : program.grid.with_coord(0, pipe, role.stage);
     StageTimes st;
-    std::vector<double> end(role.ops.size(), 0);
-    std::array<double, workloads::kStreams> free{};
-    for (size_t i = 0; i < role.ops.size(); ++i) {
+    // Every op starts when its stream is free and its dependencies are done, at closed-form cost.
+    workloads::OpWalker walker(role);
+    std::vector<double> began(role.ops.size(), 0);
+    std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> running;
+    double now = 0;
+    const auto start = [&](int, uint32_t i) {
       const Op& op = role.ops[i];
-      double ready = 0;
-      int64_t last = -1;  // the dependency that finishes last
-      const uint32_t* d = role.deps_of(op);
-      for (uint32_t k = 0; k < op.dep_count; ++k)
-        if (last < 0 || end[d[k]] > ready) {
-          ready = end[d[k]];
-          last = d[k];
-        }
-      const auto s = static_cast<size_t>(op.stream);
-      const double start = std::max(free[s], ready);
       const bool mb = per_micro_batch(op.phase);
+      for (const workloads::IdleCharge& wait : walker.started(i, now)) {
+        if (wait.cause == workloads::IdleCause::collective) {
+          const Op& blocker = role.ops[static_cast<size_t>(wait.blocker)];
+          (mb ? st.exposed_mb : st.exposed_rest) += wait.seconds;
+          st.collectives[{static_cast<int>(blocker.kind), blocker.group}][mb ? 1 : 0].exposed += wait.seconds;
+        } else if (wait.cause == workloads::IdleCause::message) {
+          (mb ? st.message_mb : st.message_rest) += wait.seconds;
+        } else {
+          (mb ? st.idle_mb : st.idle_rest) += wait.seconds;
+        }
+      }
       double seconds = 0;
       if (workloads::is_compute(op.kind)) {
         seconds = cost.compute_seconds(op);
@@ -109,19 +117,18 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
         seconds = collectives_->message_seconds(program, placement, rank, op.bytes);
         st.p2p += seconds;
       }
-      // The compute stream waited: charge the wait to the collective it waited for.
-      if (op.stream == Stream::compute && start > free[s] && last >= 0) {
-        const Op& blocker = role.ops[static_cast<size_t>(last)];
-        const double gap = start - free[s];
-        if (workloads::is_collective(blocker.kind)) {
-          (mb ? st.exposed_mb : st.exposed_rest) += gap;
-          st.collectives[{static_cast<int>(blocker.kind), blocker.group}][mb ? 1 : 0].exposed += gap;
-        }
-      }
-      end[i] = start + seconds;
-      free[s] = end[i];
-      st.end = std::max(st.end, end[i]);
-      if (op.stream == Stream::compute && mb) st.split = std::max(st.split, end[i]);
+      began[i] = now;
+      running.emplace(now + seconds, i);
+    };
+    while (!walker.finished()) {
+      walker.start_ready(workloads::kStreamOrder, start);
+      const auto [end, i] = running.top();
+      running.pop();
+      now = end;
+      walker.finished(i, began[i], end);
+      st.end = std::max(st.end, end);
+      if (role.ops[i].stream == Stream::compute && per_micro_batch(role.ops[i].phase))
+        st.split = std::max(st.split, end);
     }
     // Seed 003 §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
     const double per_mb = (st.split + st.p2p) / static_cast<double>(m1);
@@ -131,6 +138,8 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
       per_mb_slowest = per_mb;
       out.compute = scale * st.compute_mb + st.compute_rest;
       out.exposed_comm = scale * st.exposed_mb + st.exposed_rest;
+      out.message_wait = scale * st.message_mb + st.message_rest;
+      out.other_idle = scale * st.idle_mb + st.idle_rest;
       out.p2p_seconds = scale * st.p2p;
       out.collectives.clear();
       for (const auto& [key, parts] : st.collectives) {
@@ -157,7 +166,9 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
   }
   out.bubble_fraction = static_cast<double>(pp.stages - 1) / (static_cast<double>(pp.chunks) * static_cast<double>(m));
   out.micro_batch = per_mb_slowest;
-  out.bubble = pp.stages > 1 ? static_cast<double>(pp.stages - 1) / static_cast<double>(pp.chunks) * per_mb_slowest : 0;
+  out.bubble =
+      out.message_wait +
+      (pp.stages > 1 ? static_cast<double>(pp.stages - 1) / static_cast<double>(pp.chunks) * per_mb_slowest : 0);
   out.iteration = slowest + out.bubble;
   out.tokens_per_second = static_cast<double>(w.training.global_batch * w.model.seq_len) / out.iteration;
   out.percent_of_peak =

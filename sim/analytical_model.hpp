@@ -40,7 +40,9 @@ struct AnalyticalEstimate {
   double iteration = 0;     // seconds
   double compute = 0;       // per rank of the busiest stage: GEMMs, element-wise, optimizer
   double exposed_comm = 0;  // communication not hidden behind compute (incl. pipeline messages)
-  double bubble = 0;        // pipeline fill and drain: (p-1)/(v·m) of the stage's compute
+  double bubble = 0;        // pipeline fill and drain, (p-1)/(v·m) of the stage's compute, and message_wait
+  double message_wait = 0;  // the compute stream waiting for a message within the stage's own schedule
+  double other_idle = 0;    // waiting for anything else (optimizer state copied from the host)
   double bubble_fraction = 0;
   double micro_batch = 0;  // one micro-batch's forward and backward on the slowest stage, messages included
   std::vector<AxisCost> collectives;

@@ -11,6 +11,7 @@
 #include "sim/collectives.hpp"
 #include "sim/folding.hpp"
 #include "topology/topology.hpp"
+#include "workloads/op_walker.hpp"
 #include "workloads/program.hpp"
 #include "workloads/trace.hpp"
 
@@ -39,13 +40,8 @@ struct SimOptions {
 
 using workloads::OpEvent;
 
-// Where each rank's time went: its compute stream was busy (compute), or idle waiting for a
-// collective (exposed communication), for a pipeline message (bubble), or for anything else.
-struct RankTimes {
-  double compute = 0;
-  double exposed_comm = 0;
-  double bubble = 0;
-  double other_idle = 0;
+// Where each rank's time went (the op walker's ledger, workloads/op_walker.hpp), and when it ended.
+struct RankTimes : workloads::IdleTimes {
   double end = 0;
 };
 

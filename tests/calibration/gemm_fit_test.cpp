@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/input_error.hpp"
 #include "topology/machine.hpp"
 
 namespace pc = paratwin::calibration;
@@ -177,4 +178,29 @@ TEST(GemmFit, GpuModelPredictsUnseenWorkloadShapes) {
   const auto fit = pc::fit_gemm_model(s.sweep, d, launch);
   EXPECT_LT(fit.rms_relative_error, 0.18);
   EXPECT_LT(worst_error(s.shapes, d, fit, launch), 0.12);
+}
+
+// `calibrate refit`: a recorded profile fitted again on the machine it names; what is not such a profile
+// is an input error naming the file.
+TEST(GemmFit, RefitsARecordedProfileAndRefusesOtherDocuments) {
+  auto profile =
+      read_json(std::string(PARATWIN_SOURCE_DIR) + "/results/calibration/localhost/profiles/profile-2ranks.json");
+  profile["fit"].erase("gemm");
+  pc::refit_profile_gemms(profile, "p.json");
+  EXPECT_GT(profile["fit"]["gemm"]["fp32"]["max_efficiency"].get<double>(), 0);
+  EXPECT_GT(profile["fit_error"]["gemm_rms_relative"].get<double>(), 0);
+
+  const auto message = [](nlohmann::json doc) {
+    try {
+      pc::refit_profile_gemms(doc, "p.json");
+    } catch (const paratwin::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(nlohmann::json::array()),
+            "p.json: is not a profile written by paratwin calibrate micro (machine, measurements, fit)");
+  EXPECT_NE(message({{"machine", "localhost"}, {"measurements", 3}, {"fit", {}}}).find("p.json: does not read as a"),
+            std::string::npos);
+  EXPECT_NE(message({{"machine", "nosuch"}, {"measurements", {}}, {"fit", {}}}).find("nosuch"), std::string::npos);
 }

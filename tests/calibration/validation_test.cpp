@@ -216,3 +216,54 @@ TEST(Baseline, BadFilesNameThePath) {
     EXPECT_NE(std::string(e.what()).find("b.json: points[0].model"), std::string::npos) << e.what();
   }
 }
+
+TEST_F(Reference, TheTextReportHasATablePerSuiteAndTheHeadline) {
+  const std::vector<pc::ReferenceSuite> suites{pc::load_reference_suite(
+      write("s.json", suite(std::string(kPoint) + R"(, {"label": "b", "workload": "w.json", "machine": "frontier",
+      "published": 20, "range": [18, 22], "where": "row 2"})")))};
+  std::vector<pc::ValidationRow> rows(2);
+  for (size_t i = 0; i < 2; ++i) {
+    rows[i].suite = &suites[0];
+    rows[i].point = &suites[0].points[i];
+    rows[i].model = "simulate";
+    rows[i].gpus = 64;
+  }
+  rows[0].predicted = 44;  // +10 %
+  rows[0].analytical = 40;
+  rows[0].fits = false;
+  rows[1].error = "no such machine";
+  const auto text = pc::validation_text(suites, rows);
+  EXPECT_NE(text.find("\ns: t\n  (seed x.txt, Table 1; percent_of_peak)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  a                                                 64 simulate             40           44"
+                      "    +10.0%           40    +10.0%  (does not fit in memory)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("18-22       failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("no such machine\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  suite: 1 points, mean |error| 10.0 %, max 10.0 %, 1 failed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nend-to-end points (% of peak, time or throughput per iteration): 1, mean |error| 10.0 %"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("phases and collective speedups"), std::string::npos);  // no such suite
+}
+
+TEST_F(Reference, SuitesAreSelectedByNameInTheOrderAsked) {
+  // A folder of suites only, their workload one folder up.
+  const auto dir = (dir_ / "suites").string();
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"s", "u"}) {
+    std::string text = suite(R"({"label": "a", "workload": "../w.json", "machine": "frontier", "published": 40,
+        "where": "row 1"})");
+    text.replace(text.find("\"s\""), 3, std::string("\"") + name + "\"");
+    write(std::string("suites/") + name + ".json", text);
+  }
+  const auto suites = pc::load_reference_dir(dir);
+  ASSERT_EQ(suites.size(), 2u);
+  EXPECT_EQ(pc::select_reference_suites(suites, {}, dir).size(), 2u);
+  const auto picked = pc::select_reference_suites(suites, {"u", "s"}, dir);
+  ASSERT_EQ(picked.size(), 2u);
+  EXPECT_EQ(picked[0].name, "u");
+  EXPECT_EQ(picked[1].name, "s");
+  const auto message = error_of([&] { pc::select_reference_suites(suites, {"v"}, dir); });
+  EXPECT_NE(message.find("--suite = v: no such suite in " + dir + " (s, u)"), std::string::npos) << message;
+}

@@ -16,6 +16,7 @@
 #include "exec/executor.hpp"
 #include "exec/verify.hpp"
 #include "workloads/lower.hpp"
+#include "workloads/op_walker.hpp"
 
 namespace pw = paratwin::workloads;
 namespace px = paratwin::exec;
@@ -82,6 +83,19 @@ TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
     const auto result = run_cpu(program, 0);
     ASSERT_EQ(result.iterations.size(), 1u);
     EXPECT_GT(result.iterations[0], 0) << file;
+    // The breakdown is the op walker's ledger: replaying this rank's events gives it back.
+    const auto& mine = program.roles[static_cast<size_t>(program.role_of(world_rank()))];
+    const auto replayed = pw::replay_ledger(mine, result.events, 0, result.iterations[0]);
+    const auto& b = result.breakdown;
+    const double slack = 1e-7 * result.iterations[0];
+    EXPECT_NEAR(replayed.compute, b.compute, slack) << file;
+    EXPECT_NEAR(replayed.exposed_comm, b.exposed_comm, slack) << file;
+    EXPECT_NEAR(replayed.bubble, b.bubble, slack) << file;
+    EXPECT_NEAR(replayed.other_idle, b.other_idle, slack) << file;
+    EXPECT_NEAR(b.compute + b.exposed_comm + b.bubble + b.other_idle, result.iterations[0], slack) << file;
+    std::printf("rank %d %s: compute %.4g exposed %.4g bubble %.4g other %.4g; replayed %.4g %.4g %.4g %.4g\n",
+                world_rank(), file.c_str(), b.compute, b.exposed_comm, b.bubble, b.other_idle, replayed.compute,
+                replayed.exposed_comm, replayed.bubble, replayed.other_idle);
     const auto events = gather(result.events);
     if (world_rank() != 0) continue;
     std::map<std::pair<int64_t, uint32_t>, pw::OpEvent> by_op;

@@ -1,11 +1,13 @@
 // The run summary a prediction and a measurement share: stage means, bubble, collective bandwidths and
-// memory from a run's rows, and its JSON document back to the same record.
+// memory from a run's rows, its JSON document back to the same record, and the lines a simulation's
+// report opens with.
 #include "predict/run_summary.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "predict/simulation_text.hpp"
 #include "topology/machine.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
@@ -86,4 +88,29 @@ TEST(RunSummary, JsonDocumentRoundTrips) {
   auto broken = j;
   broken.erase("memory");
   EXPECT_ANY_THROW(pp::run_summary_from_json(broken));
+}
+
+TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
+  const auto r = tiny_pipeline();
+  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+  pp::SimulationRecord record;
+  record.nodes = 1;
+  record.fidelity = "fast";
+  record.library = "nccl";
+  record.not_folded_because = "node 0 holds ranks of different pipeline stages";
+  EXPECT_EQ(pp::simulation_heading(r.w, pp::prediction_of(s, record)),
+            r.w.name +
+                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl\n"
+                "  simulated as          one actor per rank (not folded: node 0 holds ranks of different pipeline "
+                "stages)\n");
+  record.profile = "profile.json";
+  record.folded = true;
+  record.folded_by = "node";
+  record.actors = 1;
+  EXPECT_EQ(pp::simulation_heading(r.w, pp::prediction_of(s, record)),
+            r.w.name +
+                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl\n"
+                "  calibrated by         profile.json\n"
+                "  simulated as          1 actors for 2 ranks (one per node; collectives inside a node timed "
+                "analytically)\n");
 }

@@ -1,15 +1,15 @@
-#include "cli/calibrate_runs.hpp"
+#include "calibration/runs.hpp"
 
 #include <filesystem>
 #include <sstream>
 
 #include "calibration/suite.hpp"
-#include "cli/child_process.hpp"
-#include "cli/commands.hpp"
+#include "common/child_process.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/text_file.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::calibration {
 
 namespace fs = std::filesystem;
 
@@ -35,7 +35,7 @@ nlohmann::json read_json(const std::string& path) {
 
 std::vector<std::string> with_ranks(const Launch& launch, int64_t ranks) {
   auto argv = launch.mpirun;
-  argv.insert(argv.end(), {"-np", std::to_string(ranks), self_executable()});
+  argv.insert(argv.end(), {"-np", std::to_string(ranks), launch.paratwin});
   return argv;
 }
 
@@ -58,7 +58,8 @@ void run_micro_benchmarks(const Launch& launch, int64_t ranks, int repeats, cons
   run_or_throw(argv, log, "the micro-benchmarks on " + std::to_string(ranks) + " ranks");
 }
 
-calibration::Comparison run_comparison(const Launch& launch, const CompareJob& job) {
+Comparison run_comparison(const Launch& launch, const CompareJob& job,
+                          const std::function<void(const std::string&)>& no_plot) {
   const fs::path out(job.out), run = fs::path(job.out) / "run";
   fs::create_directories(run);
   const auto file = [&](const char* name) { return (run / name).string(); };
@@ -69,26 +70,24 @@ calibration::Comparison run_comparison(const Launch& launch, const CompareJob& j
                            "--iterations", std::to_string(job.iterations), "--warmup", std::to_string(job.warmup),
                            "--json", file("measured.json"), "--trace", file("measured-trace.json")});
   run_or_throw(exec, file("exec.log"), "executing " + job.workload + " on " + std::to_string(job.ranks) + " ranks");
-  run_or_throw({self_executable(), "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile",
+  run_or_throw({launch.paratwin, "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile",
                 job.profile, "--json", file("predicted.json"), "--trace", file("predicted-trace.json")},
                file("simulate.log"), "simulating " + job.workload);
 
   const auto predicted_trace = read_json(file("predicted-trace.json"));
   const auto measured_trace = read_json(file("measured-trace.json"));
-  auto c =
-      calibration::compare_runs(read_json(file("predicted.json")), predicted_trace, read_json(file("measured.json")),
-                                measured_trace, file("predicted.json"), file("measured.json"));
+  auto c = compare_runs(read_json(file("predicted.json")), predicted_trace, read_json(file("measured.json")),
+                        measured_trace, file("predicted.json"), file("measured.json"));
   write_file_atomically((out / "comparison.md").string(),
-                        calibration::comparison_markdown(c) + "\nProfile: `" + job.profile + "`.\n");
-  write_file_atomically((out / "comparison.csv").string(), calibration::comparison_csv(c));
-  write_file_atomically((out / "bars.gp").string(), calibration::class_bars_script(c, "bars.svg"));
+                        comparison_markdown(c) + "\nProfile: `" + job.profile + "`.\n");
+  write_file_atomically((out / "comparison.csv").string(), comparison_csv(c));
+  write_file_atomically((out / "bars.gp").string(), class_bars_script(c, "bars.svg"));
   // The timeline script carries every op of both runs: a run file, not part of the report.
   write_file_atomically((run / "timeline.gp").string(),
-                        calibration::timeline_script(c, predicted_trace, measured_trace, "../timeline.png"));
+                        timeline_script(c, predicted_trace, measured_trace, "../timeline.png"));
   for (const auto& [dir, script] : {std::pair{out.string(), "bars.gp"}, std::pair{run.string(), "timeline.gp"}})
-    if (const auto why = run_gnuplot(dir, script); !why.empty())
-      std::fprintf(stderr, "paratwin: no plot: %s\n", why.c_str());
+    if (const auto why = run_gnuplot(dir, script); !why.empty()) no_plot("no plot: " + why);
   return c;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::calibration

@@ -1,9 +1,9 @@
 #pragma once
-// Other programs the CLI runs and waits for: gnuplot, mpirun (calibrate), paratwin itself.
+// Other programs that reports and calibration runs start and wait for: gnuplot, mpirun, paratwin itself.
 #include <string>
 #include <vector>
 
-namespace paratwin::cli {
+namespace paratwin {
 
 // The full path of `program` on the PATH, or "" when it is not there.
 std::string find_on_path(const std::string& program);
@@ -19,4 +19,4 @@ std::string run_gnuplot(const std::string& dir, const std::string& script, bool 
 // The last `lines` lines of a text file ("" when it cannot be read), for error messages.
 std::string tail_of(const std::string& path, int lines);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

@@ -1,4 +1,4 @@
-#include "cli/sweep_outputs.hpp"
+#include "predict/sweep_outputs.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,11 +6,11 @@
 #include <map>
 #include <sstream>
 
-#include "cli/child_process.hpp"
-#include "cli/commands.hpp"
+#include "common/child_process.hpp"
 #include "common/report_text.hpp"
+#include "common/text_file.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -18,9 +18,11 @@ double value(const nlohmann::json& row, const char* key) {
   return row[key].is_number() ? row[key].get<double>() : 0;
 }
 
-// The gnuplot script: the data inline (datablocks), so the script alone redraws the plots.
-std::string plot_script(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                        const std::vector<nlohmann::json>& rows, const std::string& format) {
+}  // namespace
+
+// The data inline (datablocks), so that the script alone redraws the plots.
+std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                              const std::vector<nlohmann::json>& rows, const std::string& format) {
   const std::string terminal = format == "png" ? "pngcairo size 1200,500 font 'sans,10'"
                                                : "svg size 1200,500 dynamic background rgb 'white' font 'sans,11'";
   std::ostringstream gp;
@@ -96,8 +98,6 @@ std::string plot_script(const SweepSpec& spec, const std::vector<SweepPoint>& po
   return gp.str();
 }
 
-}  // namespace
-
 const std::vector<std::string>& sweep_columns() {
   static const std::vector<std::string> columns = {"workload",       "machine",         "gpus",
                                                    "nodes",          "configuration",   "global_batch",
@@ -113,10 +113,11 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
   for (const auto& column : sweep_columns()) out += (out.empty() ? "" : ",") + column;
   out += "\n";
   for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < sweep_columns().size(); ++c)
-      line += (c ? "," : "") + csv_field(fixed_number(row.value(sweep_columns()[c], nlohmann::json())));
-    out += line + "\n";
+    for (size_t c = 0; c < sweep_columns().size(); ++c) {
+      if (c > 0) out += ',';
+      out += csv_field(fixed_number(row.value(sweep_columns()[c], nlohmann::json())));
+    }
+    out += "\n";
   }
   return out;
 }
@@ -139,15 +140,15 @@ nlohmann::json sweep_json(const SweepSpec& spec, const std::vector<nlohmann::jso
   return j;
 }
 
-std::string write_plots(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                        const std::vector<nlohmann::json>& rows, const std::string& dir, const std::string& format) {
+std::string write_sweep_plots(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                              const std::vector<nlohmann::json>& rows, const std::string& dir,
+                              const std::string& format) {
   if (std::none_of(rows.begin(), rows.end(), [](const auto& row) { return row["status"] == "ok"; }))
     return "no plots: no point succeeded";
-  const std::string script = (std::filesystem::path(dir) / "plots.gp").string();
-  write_file_atomically(script, plot_script(spec, points, rows, format));
+  const std::filesystem::path folder(dir);
+  write_file_atomically((folder / "plots.gp").string(), sweep_plot_script(spec, points, rows, format));
   if (const auto why = run_gnuplot(dir, "plots.gp", true); !why.empty()) return "no plots: " + why;
-  return "plots " + (std::filesystem::path(dir) / ("scaling." + format)).string() + " and " +
-         (std::filesystem::path(dir) / ("breakdown." + format)).string();
+  return "plots " + (folder / ("scaling." + format)).string() + " and " + (folder / ("breakdown." + format)).string();
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,4 +1,4 @@
-#include "cli/child_process.hpp"
+#include "common/child_process.hpp"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace paratwin::cli {
+namespace paratwin {
 
 std::string find_on_path(const std::string& program) {
   if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0 ? program : "";
@@ -84,4 +84,4 @@ std::string tail_of(const std::string& path, int lines) {
   return out;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

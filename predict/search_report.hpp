@@ -1,0 +1,61 @@
+#pragma once
+// `paratwin search` after the configuration search (sim/search.hpp): the best configurations simulated,
+// and the report: the heading with the configurations dropped, the ranking table (the analytical
+// model's columns, and the simulated times as they arrive), the fastest simulated configuration, and the
+// JSON document of every configuration.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/fidelity.hpp"
+#include "predict/predict.hpp"
+#include "sim/search.hpp"
+
+namespace paratwin::predict {
+
+// Simulates the first `count` ranked configurations one by one, each in a child process (one SimGrid
+// engine per process), telling `progress` which one runs and how long each took. Returns their
+// documents in ranking order: predict::to_json's, or {"error": ...} for one that failed.
+nlohmann::json simulate_candidates(const sim::SearchResult& result, size_t count, const topology::Machine& machine,
+                                   const PointOptions& options,
+                                   const std::function<void(const std::string&)>& progress);
+
+// What was searched: a workload on `gpus` GPUs of a machine, with a library, by the placement-aware or
+// -agnostic model.
+struct SearchSetting {
+  std::string workload, machine, library;
+  int64_t gpus = 0;
+  bool placement_aware = true;
+};
+
+// The setting, the counts of valid, out-of-memory and invalid configurations, and the first three of
+// each dropped kind with the reason (every one with `show_rejected`).
+std::string search_heading(const SearchSetting& setting, const sim::SearchResult& result, bool show_rejected);
+
+// The ranking's first `top` rows and the first `simulated`, whose simulated column shows
+// `simulations` (the documents of predict::to_json, or {"error": ...}, in ranking order) as far as they
+// go, "pending" beyond.
+std::string ranking_table(const sim::SearchResult& result, size_t top, size_t simulated,
+                          const nlohmann::json& simulations);
+
+// "fastest simulated: rank R, ...": the ranking is the analytical model's, so the fastest simulation is
+// said apart; "" when no simulation succeeded.
+std::string fastest_simulated(const sim::SearchResult& result, const nlohmann::json& simulations);
+
+// How the simulated configurations were simulated: the fidelity chosen and the algorithm overrides.
+struct SearchSimulation {
+  FidelityChoice choice;
+  std::vector<std::string> algorithms;
+};
+
+// `paratwin search --json`: the setting, every ranked configuration (its analytical estimate, its
+// parallelism and, for the first simulations.size(), its simulation), and the dropped ones with their
+// reasons.
+nlohmann::json search_json(const SearchSetting& setting, const sim::SearchResult& result,
+                           const std::optional<SearchSimulation>& simulation, const nlohmann::json& simulations);
+
+}  // namespace paratwin::predict

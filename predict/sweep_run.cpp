@@ -1,0 +1,64 @@
+#include "predict/sweep_run.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "common/report_text.hpp"
+#include "predict/child_pool.hpp"
+
+namespace paratwin::predict {
+
+SweepResume resume_sweep(const std::vector<SweepPoint>& points, const SweepJournal& journal, bool retry_failed) {
+  SweepResume out;
+  out.rows.resize(points.size());
+  for (const auto& p : points) {
+    const auto it = journal.finished().find(p.key);
+    if (it != journal.finished().end() && !(retry_failed && it->second["status"] != "ok")) {
+      out.rows[p.index] = it->second;
+      ++out.skipped;
+    } else {
+      out.todo.push_back(static_cast<int64_t>(p.index));
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> share_of(const std::vector<int64_t>& todo, int rank, int ranks) {
+  std::vector<size_t> mine;
+  for (size_t j = static_cast<size_t>(rank); j < todo.size(); j += static_cast<size_t>(ranks))
+    mine.push_back(static_cast<size_t>(todo[j]));
+  return mine;
+}
+
+void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine,
+                      int jobs, const std::function<void(size_t, nlohmann::json, int)>& done,
+                      const std::function<bool()>& poll, const std::function<bool()>& finished) {
+  ChildPool pool(jobs);
+  size_t next = 0;
+  while (!finished()) {
+    while (!pool.full() && next < mine.size()) {
+      const size_t index = mine[next++];
+      pool.start(index, [&spec, &points, index] { return evaluate_point(spec, points[index]); });
+    }
+    // Waiting on children alone can block; with other ranks to hear from, look up every few ms.
+    const bool others = static_cast<bool>(poll);
+    if (auto r = pool.wait(others ? 20 : -1))
+      done(r->id, r->ok ? r->value : failed_row(spec, points[r->id], r->error), 0);
+    bool heard = false;
+    while (others && poll()) heard = true;
+    if (others && !heard && pool.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string sweep_progress(size_t done, size_t total, const SweepPoint& point, const nlohmann::json& row,
+                           double elapsed, double eta) {
+  const std::string what = row["workload"].get<std::string>() + " on " + row["machine"].get<std::string>() + ", " +
+                           std::to_string(point.gpus) + (point.gpus == 1 ? " GPU, " : " GPUs, ") + point.model;
+  if (row["status"] == "ok")
+    return printed("[%zu/%zu] %s: %.4g s/iteration; elapsed %.1f s, ETA %.1f s", done, total, what.c_str(),
+                   row["iteration_s"].get<double>(), elapsed, eta);
+  return printed("[%zu/%zu] %s: FAILED: %s; elapsed %.1f s, ETA %.1f s", done, total, what.c_str(),
+                 row["error"].get<std::string>().c_str(), elapsed, eta);
+}
+
+}  // namespace paratwin::predict

@@ -1,0 +1,43 @@
+#pragma once
+// Running a sweep's points: which are left to compute after the journal of an earlier run, each MPI
+// rank's share of them, the points evaluated in child processes several at once, and the line that
+// reports each finished point.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "predict/sweep_journal.hpp"
+#include "predict/sweep_point.hpp"
+#include "predict/sweep_spec.hpp"
+
+namespace paratwin::predict {
+
+struct SweepResume {
+  std::vector<nlohmann::json> rows;  // by point index: the journal's rows, null for the points to compute
+  std::vector<int64_t> todo;         // the points to compute, by index, in spec order
+  size_t skipped = 0;                // finished earlier
+};
+
+// The points the journal finished keep their rows; the failed ones are computed again when
+// `retry_failed`.
+SweepResume resume_sweep(const std::vector<SweepPoint>& points, const SweepJournal& journal, bool retry_failed);
+
+// Rank `rank`'s share of `todo` among `ranks`: every ranks-th point, starting at its own rank.
+std::vector<size_t> share_of(const std::vector<int64_t>& todo, int rank, int ranks);
+
+// Evaluates the points `mine` (indices into `points`) in child processes, `jobs` at once, handing each
+// row to `done(index, row, 0)` (a child that dies gives a failed row). Between children, `poll` runs
+// when given (rank 0 hears the other ranks' rows there), until `finished` says all is in.
+void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine,
+                      int jobs, const std::function<void(size_t, nlohmann::json, int)>& done,
+                      const std::function<bool()>& poll, const std::function<bool()>& finished);
+
+// "[3/8] GPT-20B on frontier, 64 GPUs, simulate: 1.23 s/iteration; elapsed 4.0 s, ETA 6.7 s", or the
+// point's error where it failed: `done` of `total` points, the seconds since this run started and the
+// time left at that pace.
+std::string sweep_progress(size_t done, size_t total, const SweepPoint& point, const nlohmann::json& row,
+                           double elapsed, double eta);
+
+}  // namespace paratwin::predict

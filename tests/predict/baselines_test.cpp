@@ -1,0 +1,142 @@
+// `paratwin baseline check|update` as a library: which points are simulated, the baselines of a run's
+// rows, the comparison with the committed files and what it reports.
+#include "predict/baselines.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/input_error.hpp"
+
+namespace pc = paratwin::calibration;
+namespace pp = paratwin::predict;
+
+namespace {
+
+// One suite: a point of 64 GPUs and one of 1,024.
+pc::ReferenceSuite two_points() {
+  pc::ReferenceSuite s;
+  s.name = "s";
+  s.points.resize(2);
+  s.points[0].label = "small";
+  s.points[1].label = "large";
+  return s;
+}
+const pp::PointGpus kGpus = {{64, 1024}};
+
+// Rows of a run: the small point simulated (40, analytically 41), the large one analytical (30).
+std::vector<pc::ValidationRow> rows_of(const std::vector<pc::ReferenceSuite>& suites, double small = 40) {
+  std::vector<pc::ValidationRow> rows(2);
+  for (size_t i = 0; i < 2; ++i) {
+    rows[i].suite = &suites[0];
+    rows[i].point = &suites[0].points[i];
+    rows[i].gpus = kGpus[0][i];
+  }
+  rows[0].model = "simulate";
+  rows[0].predicted = small;
+  rows[0].analytical = 41;
+  rows[1].model = "analytical";
+  rows[1].predicted = rows[1].analytical = 30;
+  return rows;
+}
+
+std::vector<std::string> models(const std::vector<pp::ReferenceTask>& tasks) {
+  std::vector<std::string> out;
+  for (const auto& t : tasks) out.push_back(t.model);
+  return out;
+}
+
+}  // namespace
+
+TEST(Baselines, ACheckSimulatesWhatTheCommittedBaselineSimulated) {
+  const std::vector<pc::ReferenceSuite> suites{two_points()};
+  const std::map<std::string, pc::Baseline> committed = {
+      {"s", {"s", "percent_of_peak", {{"small", "simulate", 64, 40.0}, {"large", "analytical", 1024, 30.0}}}}};
+  pp::BaselineOptions check;
+  EXPECT_EQ(models(pp::baseline_tasks(suites, kGpus, committed, check)),
+            (std::vector<std::string>{"simulate", "analytical"}));
+  check.simulate_up_to = 32;  // told to simulate less
+  EXPECT_EQ(models(pp::baseline_tasks(suites, kGpus, committed, check)),
+            (std::vector<std::string>{"analytical", "analytical"}));
+  pp::BaselineOptions update;
+  update.update = true;  // an update simulates every point
+  EXPECT_EQ(models(pp::baseline_tasks(suites, kGpus, committed, update)),
+            (std::vector<std::string>{"simulate", "simulate"}));
+  // Without a committed baseline a check simulates as an update does.
+  EXPECT_EQ(models(pp::baseline_tasks(suites, kGpus, {}, pp::BaselineOptions{})),
+            (std::vector<std::string>{"simulate", "simulate"}));
+  // validate's choice: "auto" simulates up to a size.
+  EXPECT_EQ(models(pp::reference_tasks(suites, kGpus, "auto", 100)),
+            (std::vector<std::string>{"simulate", "analytical"}));
+  EXPECT_EQ(models(pp::reference_tasks(suites, kGpus, "analytical", 100)),
+            (std::vector<std::string>{"analytical", "analytical"}));
+}
+
+TEST(Baselines, CheckReportsWhetherTheyHoldAndWhatMoved) {
+  const std::vector<pc::ReferenceSuite> suites{two_points()};
+  const auto now = pp::baselines_of(suites, rows_of(suites));
+  ASSERT_EQ(now.at("s").points.size(), 3u);  // small analytical and simulated, large analytical
+  EXPECT_EQ(now.at("s").points[1].model, "simulate");
+  EXPECT_EQ(*now.at("s").points[0].value, 41);
+
+  pp::BaselineOptions options;
+  options.dir = "base";
+  const auto same = pp::compare_with_committed(suites, now, now, options);
+  EXPECT_EQ(same.moved(), 0u);
+  EXPECT_EQ(pp::baseline_report(same, options), "baselines hold: 3 points of 1 suite(s) within 1 % of base\n");
+
+  const auto moved = pp::compare_with_committed(suites, now, pp::baselines_of(suites, rows_of(suites, 36)), options);
+  EXPECT_EQ(moved.moved(), 1u);  // the simulation, -10 %
+  const auto report = pp::baseline_report(moved, options);
+  EXPECT_EQ(report.rfind("baselines moved: 1 of 3 points beyond 1 % of base\n", 0), 0u) << report;
+  EXPECT_NE(report.find("If the change is intended, run `paratwin baseline update` and commit base with it.\n"),
+            std::string::npos);
+
+  // Simulating less leaves the larger simulated baselines unchecked, and says so.
+  options.simulate_up_to = 32;
+  auto analytical = rows_of(suites);
+  analytical[0].model = "analytical";
+  const auto fewer = pp::compare_with_committed(suites, now, pp::baselines_of(suites, analytical), options);
+  EXPECT_EQ(fewer.unchecked, 1u);
+  EXPECT_EQ(pp::baseline_report(fewer, options),
+            "not checked: 1 simulated baselines above --simulate-up-to 32 GPUs\n"
+            "baselines hold: 2 points of 1 suite(s) within 1 % of base\n");
+}
+
+TEST(Baselines, AMissingBaselineFailsACheckAndAnUpdateWritesIt) {
+  const std::vector<pc::ReferenceSuite> suites{two_points()};
+  const auto now = pp::baselines_of(suites, rows_of(suites));
+  pp::BaselineOptions options;
+  options.dir = "base";
+  try {
+    pp::compare_with_committed(suites, {}, now, options);
+    FAIL() << "a check without a baseline must fail";
+  } catch (const paratwin::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "base/s.json: no baseline for suite s: run `paratwin baseline update` and commit it");
+  }
+  options.update = true;
+  const auto update = pp::compare_with_committed(suites, {}, now, options);
+  EXPECT_EQ(update.moved(), 3u);  // every point appeared
+  const auto report = pp::baseline_report(update, options);
+  EXPECT_EQ(report.rfind("rewrote base: 3 of 3 points changed (3 beyond 1 %):\n", 0), 0u) << report;
+  EXPECT_EQ(pp::baseline_report(pp::compare_with_committed(suites, now, now, options), options),
+            "baselines unchanged: 3 points of 1 suite(s) in base\n");
+}
+
+TEST(Baselines, CommittedFilesAreReadBySuite) {
+  const auto dir = std::filesystem::temp_directory_path() / ("paratwin-baselines-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<pc::ReferenceSuite> suites{two_points()};
+  const auto now = pp::baselines_of(suites, rows_of(suites));
+  EXPECT_EQ(pp::baseline_file(dir.string(), "s"), (dir / "s.json").string());
+  EXPECT_TRUE(pp::committed_baselines(suites, dir.string()).empty());
+  std::ofstream(dir / "s.json") << pc::baseline_json(now.at("s"));
+  const auto committed = pp::committed_baselines(suites, dir.string());
+  ASSERT_EQ(committed.count("s"), 1u);
+  EXPECT_EQ(pc::baseline_json(committed.at("s")), pc::baseline_json(now.at("s")));
+  std::filesystem::remove_all(dir);
+}

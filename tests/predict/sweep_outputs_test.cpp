@@ -1,0 +1,113 @@
+// A sweep's run and outputs: the points left after an earlier run's journal, each rank's share, points
+// evaluated in child processes with a line each, and the CSV, JSON and plot script of the rows.
+#include "predict/sweep_outputs.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "predict/sweep_run.hpp"
+
+namespace pp = paratwin::predict;
+
+namespace {
+
+std::string spec_file(const std::string& name) {
+  return std::string(PARATWIN_SOURCE_DIR) + "/tests/e2e/sweep/" + name;
+}
+
+class SweepRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("paratwin-sweep-run-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    spec_ = pp::load_sweep_spec(spec_file("configurations.json"));
+    points_ = pp::enumerate_points(spec_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  // The analytical points (every GPU count of every configuration).
+  std::vector<size_t> analytical() const {
+    std::vector<size_t> out;
+    for (const auto& p : points_)
+      if (p.model == "analytical") out.push_back(p.index);
+    return out;
+  }
+  std::filesystem::path dir_;
+  pp::SweepSpec spec_;
+  std::vector<pp::SweepPoint> points_;
+};
+
+}  // namespace
+
+TEST_F(SweepRun, PointsRunInChildrenAndResumeFromTheJournal) {
+  const auto mine = analytical();
+  ASSERT_EQ(mine.size(), 4u);
+  std::vector<nlohmann::json> rows(points_.size());
+  size_t done = 0;
+  {
+    pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+    pp::run_sweep_points(
+        spec_, points_, mine, 2,
+        [&](size_t index, nlohmann::json row, int) {
+          journal.record(points_[index].key, row, 0);
+          rows[index] = std::move(row);
+          ++done;
+        },
+        nullptr, [&] { return done == mine.size(); });
+  }
+  for (size_t i : mine) EXPECT_EQ(rows[i]["status"], "ok") << rows[i].dump();
+  const auto line = pp::sweep_progress(3, 8, points_[mine[0]], rows[mine[0]], 1.5, 2.25);
+  EXPECT_EQ(line.rfind("[3/8] tiny-gpt-3d on frontier, 8 GPUs, analytical: ", 0), 0u) << line;
+  EXPECT_NE(line.find(" s/iteration; elapsed 1.5 s, ETA 2.2 s"), std::string::npos) << line;
+  auto failed = rows[mine[0]];
+  failed["status"] = "failed";
+  failed["error"] = "out of nodes";
+  EXPECT_NE(pp::sweep_progress(1, 8, points_[mine[0]], failed, 0, 0).find(": FAILED: out of nodes; elapsed"),
+            std::string::npos);
+
+  // A second run skips what the journal holds.
+  const pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+  const auto resume = pp::resume_sweep(points_, journal, false);
+  EXPECT_EQ(resume.skipped, 4u);
+  EXPECT_EQ(resume.todo.size(), 4u);
+  EXPECT_EQ(resume.rows[mine[1]], rows[mine[1]]);
+  EXPECT_TRUE(resume.rows[resume.todo[0]].is_null());
+  // Each rank takes every size-th point left, from its own rank on.
+  EXPECT_EQ(pp::share_of({5, 6, 7, 8, 9}, 1, 2), (std::vector<size_t>{6, 8}));
+  EXPECT_EQ(pp::share_of({5}, 1, 2), (std::vector<size_t>{}));
+}
+
+TEST_F(SweepRun, CsvJsonAndPlotsOfTheRows) {
+  std::vector<nlohmann::json> rows(points_.size());
+  for (const auto& p : points_) rows[p.index] = pp::failed_row(spec_, p, "not run");
+  const auto i = analytical()[0];
+  rows[i] = pp::evaluate_point(spec_, points_[i]);
+  ASSERT_EQ(rows[i]["status"], "ok");
+
+  const auto csv = pp::sweep_csv(rows);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "workload,machine,gpus,nodes,configuration,global_batch,model,iteration_s,tokens_per_s,tflops_per_gpu,"
+            "percent_of_peak,compute_s,exposed_comm_s,bubble_s,memory_gib_per_gpu,fits,status,error");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + static_cast<long>(rows.size()));
+  EXPECT_EQ(pp::sweep_csv(rows), csv);  // the same rows, the same bytes
+
+  const auto j = pp::sweep_json(spec_, rows);
+  EXPECT_EQ(j["name"], "configurations");
+  EXPECT_EQ(j["scaling"], "strong");
+  EXPECT_EQ(j["library"], "machine profile");
+  EXPECT_EQ(j["summary"], (nlohmann::json{{"points", 8}, {"ok", 1}, {"failed", 7}}));
+
+  const auto gp = pp::sweep_plot_script(spec_, points_, rows, "png");
+  EXPECT_NE(gp.find("$series0 << EOD\n8 "), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("$series1"), std::string::npos);  // one point succeeded: one series
+  EXPECT_NE(gp.find("set output 'scaling.png'"), std::string::npos);
+  EXPECT_NE(gp.find("title 'tiny-gpt-3d, frontier, 4d x2 y2 z2, analytical'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("\"tiny-gpt-3d frontier 8 c0 ana\""), std::string::npos) << gp;
+
+  std::vector<nlohmann::json> none(points_.size());
+  for (const auto& p : points_) none[p.index] = pp::failed_row(spec_, p, "not run");
+  EXPECT_EQ(pp::write_sweep_plots(spec_, points_, none, dir_.string(), "svg"), "no plots: no point succeeded");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "plots.gp"));
+}
