@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "tests/predict/tiny_pipeline.hpp"
 #include "workloads/lower.hpp"
 
 namespace pp = paratwin::predict;
@@ -14,22 +15,7 @@ namespace pw = paratwin::workloads;
 
 namespace {
 
-struct Run {
-  pw::Workload w;
-  pw::Program program;
-  paratwin::topology::Machine machine;
-};
-
-// Two pipeline stages of one rank each on one Perlmutter node.
-Run tiny_pipeline() {
-  Run r{pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-pp-1f1b.json"),
-        {},
-        paratwin::topology::resolve_machine("perlmutter")};
-  pw::LowerOptions o;
-  o.devices_per_node = r.machine.devices_per_node();
-  r.program = pw::lower(r.w, o);
-  return r;
-}
+using paratwin::test::tiny_pipeline;
 
 // What one rank measured over three iterations.
 pp::RankMeasurement rank(double slowest, pw::AxisMask group) {

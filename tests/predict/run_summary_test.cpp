@@ -8,6 +8,7 @@
 #include <string>
 
 #include "predict/simulation_text.hpp"
+#include "tests/predict/tiny_pipeline.hpp"
 #include "topology/machine.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
@@ -17,22 +18,7 @@ namespace pw = paratwin::workloads;
 
 namespace {
 
-struct Run {
-  pw::Workload w;
-  pw::Program program;
-  paratwin::topology::Machine machine;
-};
-
-// Two pipeline stages of one rank each, 8 micro-batches (bubble (2-1)/8), on one Perlmutter node.
-Run tiny_pipeline() {
-  Run r{pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-pp-1f1b.json"),
-        {},
-        paratwin::topology::resolve_machine("perlmutter")};
-  pw::LowerOptions o;
-  o.devices_per_node = r.machine.devices_per_node();
-  r.program = pw::lower(r.w, o);
-  return r;
-}
+using paratwin::test::tiny_pipeline;
 
 }  // namespace
 
