@@ -1050,5 +1050,32 @@ TEST(WorkloadErrors, PlacementOrderEmpty) {
   EXPECT_TRUE(rejects(d, "placement.order", "is empty"));
 }
 
+TEST(WorkloadErrors, DuplicateKeysNameTheirPath) {
+  EXPECT_TRUE(rejects_text(R"({"name": "a", "name": "b"})", "w.json", "w.json", "key \"name\" appears twice"));
+  EXPECT_TRUE(rejects_text(R"({"parallelism": {"tensor": {"x": 2, "mode": "axonn", "x": 4}}})", "w.json", "w.json",
+                           "parallelism.tensor: key \"x\" appears twice in one object"));
+  EXPECT_TRUE(
+      rejects_text(R"({"a": [{"k": 1}, {"k": 2, "k": 3}]})", "w.json", "w.json", "a[]: key \"k\" appears twice"));
+  // The same key in two objects is fine (this reaches the workload's own checks).
+  EXPECT_TRUE(rejects_text(R"({"a": {"k": 1}, "b": {"k": 2}})", "w.json", "w.json: name", "is required"));
+}
+
+TEST(WorkloadErrors, FoldersAndSpecialFilesAreNotRead) {
+  const auto folder = std::filesystem::temp_directory_path();
+  try {
+    load_workload_file(folder.string());
+    FAIL() << "accepted a folder";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(e.message(), "is a folder, not a file");
+  }
+  try {
+    load_workload_file("/dev/zero");
+    FAIL() << "accepted /dev/zero";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(e.path(), "/dev/zero");
+    EXPECT_NE(e.message().find("not a regular file"), std::string::npos) << e.message();
+  }
+}
+
 }  // namespace
 }  // namespace paratwin::workloads
