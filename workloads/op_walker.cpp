@@ -59,12 +59,18 @@ int64_t OpWalker::ready(int s) const {
   return i;
 }
 
-int64_t OpWalker::released_by(uint32_t i) const {
+int64_t OpWalker::latest_dependency(uint32_t i) const {
   const Op& op = role_.ops[i];
   int64_t last = -1;
   const uint32_t* d = role_.deps_of(op);
   for (uint32_t k = 0; k < op.dep_count; ++k)
     if (last < 0 || end_[d[k]] > end_[static_cast<size_t>(last)]) last = d[k];
+  return last;
+}
+
+int64_t OpWalker::released_by(uint32_t i) const {
+  const Op& op = role_.ops[i];
+  int64_t last = latest_dependency(i);
   if (index_->position[i] > 0) {
     const uint32_t previous = index_->streams[static_cast<size_t>(op.stream)][index_->position[i] - 1];
     if (last < 0 || end_[previous] > end_[static_cast<size_t>(last)]) last = previous;
@@ -119,13 +125,9 @@ const std::vector<IdleCharge>& OpWalker::started(uint32_t i, double at) {
     return charges_;
   }
   // The compute stream's previous op ended at compute_free_, before the wait: only dependencies count.
-  int64_t last = -1;
-  const uint32_t* d = role_.deps_of(op);
-  for (uint32_t k = 0; k < op.dep_count; ++k)
-    if (last < 0 || end_[d[k]] > end_[static_cast<size_t>(last)]) last = d[k];
   const double from = compute_free_;
   compute_free_ = at;
-  return charge_wait(from, at, last);
+  return charge_wait(from, at, latest_dependency(i));
 }
 
 void OpWalker::finished(uint32_t i, double began, double end) {

@@ -118,6 +118,8 @@ class OpWalker {
   IdleLedger ledger_;
   std::vector<IdleCharge> charges_;
 
+  // op's dependency that ended last (ties: the first listed); -1 if none.
+  int64_t latest_dependency(uint32_t op) const;
   // What held op back last: its latest-ending dependency or its stream's previous op; -1 if none.
   int64_t released_by(uint32_t op) const;
   // Charges the wait [from, until), which `op` (ended at `until`) ended, along the critical path.
