@@ -5,8 +5,16 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "common/report_text.hpp"
 
 namespace paratwin::calibration {
+
+namespace {
+
+constexpr double kNominalPeakSlack = 4;  // a fitted peak above this many times the machine file's is refused
+constexpr double kShapeAbovePeak = 1.5;  // a GEMM faster than this many times the profile's peak is refused
+
+}  // namespace
 
 void apply_profile(topology::Machine& machine, const std::string& path) {
   const auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
@@ -18,6 +26,7 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       top.fail("machine",
                "= \"" + measured + "\": the profile was measured on " + measured + ", not on " + machine.name);
     JsonReader fit = top.object("fit");
+    const auto nominal = machine.node.device.peak_flops;  // the machine file's, before the profile's replace it
     // The GEMM model of every dtype measured, with the peak the kernels showed.
     JsonReader peaks = fit.object("peak_tflops");
     JsonReader gemm = fit.object("gemm");
@@ -31,7 +40,14 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       model.fixed_seconds = g.number("fixed_us", std::nullopt, 0, 1e6) * 1e-6;
       model.packing_bandwidth = g.number("packing_GBps", 0.0, 0, 1e9) * 1e9;
       g.finish();
-      machine.node.device.peak_flops[dtype] = peaks.number(dtype, std::nullopt, 1e-6, 1e6) * 1e12;
+      const double peak = peaks.number(dtype, std::nullopt, 1e-6, 1e6) * 1e12;
+      // A nominal peak can be off by 2x either way (an assumed clock, a vector unit's width); 4x is no
+      // measurement of this device.
+      if (const auto it = nominal.find(dtype); it != nominal.end() && peak > kNominalPeakSlack * it->second)
+        peaks.fail(dtype, printed("= %.4g TFLOP/s is more than %g x the %.4g TFLOP/s peak of ", peak / 1e12,
+                                  kNominalPeakSlack, it->second / 1e12) +
+                              machine.name + "'s device: not a measurement of it");
+      machine.node.device.peak_flops[dtype] = peak;
       machine.profile.gemm[dtype] = model;
     }
     gemm.finish();
@@ -48,7 +64,17 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       std::array<int64_t, 6> key = {e.integer("m", std::nullopt, 1), e.integer("n", std::nullopt, 1),
                                     e.integer("k", std::nullopt, 1), e.integer("batch", std::nullopt, 1),
                                     e.boolean("trans_a") ? 1 : 0,    e.boolean("trans_b") ? 1 : 0};
-      machine.profile.gemm_seconds[dtype][key] = e.number("seconds", std::nullopt, 0, 1e6);
+      const double seconds = e.number("seconds", std::nullopt, 0, 1e6);
+      if (seconds <= 0) e.fail("seconds", "= 0: a GEMM takes time");
+      // The profile's peak is the fastest its GEMMs ran; one shape well above it was not timed right.
+      const auto peak = machine.node.device.peak_flops.find(dtype);
+      const double rate = 2.0 * static_cast<double>(key[0]) * static_cast<double>(key[1]) *
+                          static_cast<double>(key[2]) * static_cast<double>(key[3]) / seconds;
+      if (peak != machine.node.device.peak_flops.end() && rate > kShapeAbovePeak * peak->second)
+        e.fail("seconds", printed("= %.4g gives %.4g TFLOP/s, more than %g x the %s peak of %.4g TFLOP/s", seconds,
+                                  rate / 1e12, kShapeAbovePeak, dtype.c_str(), peak->second / 1e12) +
+                              ": physically impossible on this device");
+      machine.profile.gemm_seconds[dtype][key] = seconds;
       e.finish();
     }
     if (fit.has("message_cost")) {

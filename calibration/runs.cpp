@@ -6,6 +6,7 @@
 #include "calibration/suite.hpp"
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
+#include "common/job_failed.hpp"
 #include "common/json_file.hpp"
 #include "common/text_file.hpp"
 
@@ -26,7 +27,7 @@ void run_or_throw(const std::vector<std::string>& argv, const std::string& log, 
     why += "  " + argv[0] + " is not on the PATH\n";
   else
     why += "  last lines of " + log + ":\n" + tail_of(log, 12);
-  throw std::runtime_error(why);
+  throw JobFailed(why);
 }
 
 nlohmann::json read_json(const std::string& path) {
@@ -46,6 +47,13 @@ std::vector<std::string> split_launcher(const std::string& text) {
   std::vector<std::string> out;
   for (std::string w; words >> w;) out.push_back(w);
   if (out.empty()) throw InputError("--mpirun", "is empty: give the launcher, e.g. \"mpirun --oversubscribe\"");
+  return out;
+}
+
+std::vector<std::string> installed_launcher(const std::string& text) {
+  auto out = split_launcher(text);
+  if (find_on_path(out[0]).empty())
+    throw InputError("--mpirun", "= \"" + text + "\": " + out[0] + " is not on the PATH");
   return out;
 }
 

@@ -20,9 +20,11 @@ struct Launch {
 
 // "mpirun --oversubscribe" → its words; throws InputError (naming --mpirun) when empty.
 std::vector<std::string> split_launcher(const std::string& text);
+// The same, also refused when its program is not on the PATH: said before anything runs.
+std::vector<std::string> installed_launcher(const std::string& text);
 
 // `mpirun -np R paratwin calibrate micro --workload W... --out PROFILE` (the workloads' GEMM shapes timed
-// one by one), its output in `log`. Throws std::runtime_error with the log's last lines when it fails.
+// one by one), its output in `log`. Throws JobFailed (a std::runtime_error) with the log's last lines when it fails.
 void run_micro_benchmarks(const Launch& launch, int64_t ranks, int repeats, const std::vector<std::string>& workloads,
                           const std::string& profile, const std::string& log);
 
@@ -35,7 +37,7 @@ struct CompareJob {
 
 // Executes the workload, simulates it with the profile, compares, and writes comparison.md,
 // comparison.csv, bars.gp/.svg and timeline.gp/.png into job.out; a plot that gnuplot cannot draw is
-// told to `no_plot` ("no plot: why"). Throws std::runtime_error (with the failing run's log) or
+// told to `no_plot` ("no plot: why"). Throws JobFailed (with the failing run's log) or
 // InputError.
 Comparison run_comparison(const Launch& launch, const CompareJob& job,
                           const std::function<void(const std::string&)>& no_plot);

@@ -275,12 +275,19 @@ Baseline parse_baseline(const std::string& text, const std::string& source) {
     JsonReader top(doc, "");
     b.suite = top.string("suite");
     b.metric = top.string("metric");
+    std::set<std::pair<std::string, std::string>> seen;
     for (auto& p : top.objects("points")) {
       BaselinePoint point;
       point.label = p.string("label");
       point.model = p.choice("model", {"analytical", "simulate"});
+      if (!seen.insert({point.label, point.model}).second)
+        throw InputError(p.path(), "point \"" + point.label + "\" (" + point.model + ") is listed twice");
       point.gpus = p.integer("gpus", std::nullopt, 1, int64_t{1} << 22);
-      if (p.has("value")) point.value = p.number("value");  // absent: the prediction failed
+      if (p.has("value")) {  // absent: the prediction failed
+        point.value = p.number("value", std::nullopt, 0);
+        if (*point.value <= 0)
+          throw InputError(p.child_path("value"), "= 0 but every metric of a prediction is positive");
+      }
       p.finish();
       b.points.push_back(std::move(point));
     }

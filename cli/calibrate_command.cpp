@@ -35,9 +35,10 @@ struct RefitArgs {
 };
 
 int refit(const RefitArgs& a) {
+  const std::string out = a.out.empty() ? a.profile : a.out;
+  check_output_file(out, "--out");
   auto profile = parse_json<InputError>(read_text_file<InputError>(a.profile), a.profile);
   calibration::refit_profile_gemms(profile, a.profile);
-  const std::string out = a.out.empty() ? a.profile : a.out;
   write_file_atomically(out, profile.dump(2) + "\n");
   std::printf("refitted the GEMM model of %s -> %s\n%s", a.profile.c_str(), out.c_str(),
               calibration::gemm_fit_text(profile).c_str());
@@ -52,6 +53,7 @@ int micro(const CalibrateArgs& a) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   nlohmann::json profile;
   try {
+    check_output_file(a.out, "--out");
     if (size > 2 && size % 2 != 0)
       throw InputError("mpirun -np",
                        "= " + std::to_string(size) + ": use 1, 2 or an even number of ranks (groups of 2 and of all)");

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
+#include "common/job_failed.hpp"
 #include "common/text_file.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
@@ -38,13 +39,14 @@ std::string today() {
 
 int calibrate_compare(CompareArgs a) {
   try {
-    a.launch.mpirun = calibration::split_launcher(a.launcher);
+    a.launch.mpirun = calibration::installed_launcher(a.launcher);
     a.launch.paratwin = self_executable();
     if (a.job.ranks <= 0) {
       const auto program = workloads::lower(workloads::load_workload_file(a.job.workload));
       a.job.ranks = program.grid.size();
     }
     if (a.job.out.empty()) a.job.out = "calibration-" + fs::path(a.job.workload).stem().string();
+    prepare_output_folder(a.job.out, "--out");
     std::printf("comparing %s on %lld ranks of %s (%s backend), profile %s\n", a.job.workload.c_str(),
                 static_cast<long long>(a.job.ranks), a.launch.machine.c_str(), a.launch.backend.c_str(),
                 a.job.profile.c_str());
@@ -56,6 +58,9 @@ int calibrate_compare(CompareArgs a) {
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const JobFailed& e) {
+    std::cerr << "paratwin: error: " << e.what() << "\n";
+    return kExitJobFailed;
   } catch (const std::exception& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return 1;
@@ -68,7 +73,7 @@ int calibrate_suite(const SuiteArgs& a) {
   calibration::Launch launch;
   try {
     suite = calibration::load_suite(a.file);
-    launch.mpirun = calibration::split_launcher(a.launcher);
+    launch.mpirun = calibration::installed_launcher(a.launcher);
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return kExitBadInput;
@@ -87,6 +92,7 @@ int calibrate_suite(const SuiteArgs& a) {
   std::vector<calibration::SuiteResult> results;
   std::map<int64_t, std::string> profiles;
   try {
+    prepare_output_folder(out.string(), "--out");
     fs::create_directories(out / "profiles");
     for (int64_t ranks : counts) {
       const std::string name = "profile-" + std::to_string(ranks) + "ranks";
@@ -120,6 +126,10 @@ int calibrate_suite(const SuiteArgs& a) {
     std::printf("\n");
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const JobFailed& e) {
+    std::printf("\n");
+    std::cerr << "paratwin: error: " << e.what() << "\n";
+    return kExitJobFailed;
   } catch (const std::exception& e) {
     std::printf("\n");
     std::cerr << "paratwin: error: " << e.what() << "\n";

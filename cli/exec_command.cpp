@@ -113,6 +113,9 @@ int run(const ExecArgs& a) {
   topology::Machine machine;
   exec::ExecOptions options;
   try {
+    // Every rank checks, so that all stop together; a typo in an output path must not cost the run.
+    if (!a.trace.empty()) check_output_file(a.trace, "--trace");
+    if (!a.json.empty()) check_output_file(a.json, "--json");
     w = workloads::load_workload_or_default(a.workload);
     machine = topology::resolve_machine(a.machine);
     workloads::LowerOptions lo;
@@ -169,8 +172,10 @@ int run(const ExecArgs& a) {
     const auto run = predict::merge_ranks(w, program, machine,
                                           predict::unpack(all, offsets, static_cast<size_t>(options.iterations)));
     try {
-      if (!a.trace.empty()) write_file_atomically(a.trace, workloads::chrome_trace(program, run.events));
-      if (!a.json.empty()) write_file_atomically(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
+      std::vector<std::pair<std::string, std::string>> outputs;
+      if (!a.trace.empty()) outputs.emplace_back(a.trace, workloads::chrome_trace(program, run.events));
+      if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
+      write_files_atomically(outputs);
     } catch (const std::exception& e) {
       std::cerr << "paratwin: error: " << e.what() << "\n";
       MPI_Finalize();

@@ -73,6 +73,7 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {
+    if (!args->json.empty()) check_output_file(args->json, "--json");
     workloads::Workload w = workloads::load_workload_or_default(args->workload);
     workloads::LowerOptions options;
     options.devices_per_node = args->devices_per_node;
@@ -86,9 +87,11 @@ Action add_lower_command(CLI::App& app) {
       if (options.devices_per_node == 0) options.devices_per_node = machine.devices_per_node();
       if (!memory) memory = machine.node.device.memory;
       if (w.total_ranks() > machine.total_devices())
-        throw InputError("--machine", machine.name + " (" + std::to_string(machine.network.nodes) + " nodes) has " +
-                                          std::to_string(machine.total_devices()) +
-                                          " devices, but the workload needs " + std::to_string(w.total_ranks()));
+        throw InputError(args->nodes > 0 ? "--nodes" : "--machine",
+                         machine.name + " (" + std::to_string(machine.network.nodes) +
+                             (machine.network.nodes == 1 ? " node" : " nodes") + ") has " +
+                             std::to_string(machine.total_devices()) + " devices, but the workload needs " +
+                             std::to_string(w.total_ranks()));
     }
     workloads::Program program = workloads::lower(w, options);
     int64_t role = -1;

@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/given_values.hpp"
 #include "common/input_error.hpp"
+#include "common/job_failed.hpp"
 #include "workloads/error.hpp"
 #include "workloads/program_graph.hpp"
 
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   cli::Action baseline = cli::add_baseline_command(app);
   try {
     app.parse(argc, argv);
+    cli::check_given_values(app);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : cli::kExitBadInput;
@@ -42,6 +45,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;
+  } catch (const JobFailed& e) {
+    std::cerr << "paratwin: error: " << e.what() << "\n";
+    return cli::kExitJobFailed;
   } catch (const workloads::ProgramError& e) {
     std::cerr << "paratwin: internal error: the lowered program is invalid: " << e.what() << "\n";
     return 1;

@@ -90,6 +90,7 @@ Action add_search_command(CLI::App& app) {
   cmd->add_flag("--show-rejected", a->show_rejected, "list every configuration dropped, with the reason");
   cmd->add_option("--json", a->json, "write every ranked, rejected and invalid configuration as JSON to this file");
   return [a]() -> int {
+    if (!a->json.empty()) check_output_file(a->json, "--json");
     const auto base = workloads::load_workload_or_default(a->workload);
     const auto machine = predict::load_machine(a->machine);
     const int64_t nodes = predict::nodes_for(machine, a->gpus);

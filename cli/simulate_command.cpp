@@ -66,7 +66,8 @@ Action add_simulate_command(CLI::App& app) {
                   "(ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct); repeatable, e.g. "
                   "--algorithm all_reduce=tree");
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
-  cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)");
+  cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)")
+      ->needs("--trace");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
   auto* progress = cmd->add_flag(
       "--progress", a->progress,
@@ -79,6 +80,9 @@ Action add_simulate_command(CLI::App& app) {
       "collectives inside a node timed analytically, where the program allows; the default above "
       "512 ranks (within 0.6-2.0% of one actor per rank in our measurements, up to 8,192 ranks; see sim/README.md)");
   return [a]() -> int {
+    // Outputs are checked before the work: a typo in a path must not cost a simulation.
+    if (!a->trace.empty()) check_output_file(a->trace, "--trace");
+    if (!a->json.empty()) check_output_file(a->json, "--json");
     const auto w = workloads::load_workload_or_default(a->workload);
     const auto choice = predict::choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
     // First, before anything slow: what will be simulated and how to choose otherwise.
@@ -96,8 +100,10 @@ Action add_simulate_command(CLI::App& app) {
     if (options.progress) options.step = step_log();
     options.warn = print_warning;
     const auto p = predict::predict(w, predict::load_machine(a->machine, a->profile), options);
-    if (options.trace) write_file_atomically(a->trace, p.trace);
-    if (!a->json.empty()) write_file_atomically(a->json, predict::to_json(p).dump(2) + "\n");
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (options.trace) outputs.emplace_back(a->trace, p.trace);
+    if (!a->json.empty()) outputs.emplace_back(a->json, predict::to_json(p).dump(2) + "\n");
+    write_files_atomically(outputs);
     print_simulation_report(w, p);
     return 0;
   };

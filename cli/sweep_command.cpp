@@ -26,9 +26,6 @@ using predict::SweepSpec;
 
 namespace {
 
-// Exit status when the sweep completed but some points failed (their rows carry the error).
-constexpr int kExitSomePointsFailed = 3;
-
 struct SweepArgs {
   std::string spec;
   std::string out;
@@ -67,15 +64,14 @@ int run_worker(const SweepSpec& spec, const std::vector<SweepPoint>& points, con
 int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm,
              int jobs) {
   const std::filesystem::path dir = a.out.empty() ? "sweep-" + spec.name : a.out;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError("--out", dir.string() + ": cannot be created: " + ec.message());
+  prepare_output_folder(dir.string(), "--out");
   SweepJournal journal((dir / "journal.jsonl").string(), a.restart);
   if (journal.dropped_lines() > 0)
     std::fprintf(stderr, "paratwin sweep: warning: dropped %d unreadable journal line(s) (a write cut by a crash)\n",
                  journal.dropped_lines());
 
-  auto resume = predict::resume_sweep(points, journal, a.retry_failed);
+  auto resume = predict::resume_sweep(spec, points, journal, a.retry_failed);
+  for (const auto& warning : resume.warnings) std::fprintf(stderr, "paratwin sweep: warning: %s\n", warning.c_str());
   auto& rows = resume.rows;
   const auto& todo = resume.todo;
   const size_t skipped = resume.skipped;
@@ -119,7 +115,7 @@ int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepP
   std::printf("paratwin sweep %s: %zu points: %zu skipped (finished earlier, in %s), %zu computed, %zu failed\n",
               spec.name.c_str(), points.size(), skipped, (dir / "journal.jsonl").c_str(), computed, failed);
   std::printf("  wrote %s and %s; %s\n", (dir / "sweep.csv").c_str(), (dir / "sweep.json").c_str(), plots.c_str());
-  return failed > 0 ? kExitSomePointsFailed : 0;
+  return failed > 0 ? kExitSomeFailed : 0;
 }
 
 }  // namespace

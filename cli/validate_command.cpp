@@ -41,8 +41,7 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
 
 std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
   auto all = calibration::load_reference_dir(a.reference);
-  if (!a.machines.empty() && !fs::is_directory(a.machines))
-    throw InputError("--machines", "= " + a.machines + " is not a folder");
+  if (!a.machines.empty()) predict::check_machine_folder(a.machines);
   return calibration::select_reference_suites(std::move(all), a.suites, a.reference);
 }
 
@@ -98,6 +97,7 @@ int run_fit(const ValidateArgs& a) {
 
 int run_validate(const ValidateArgs& a) {
   if (a.fit) return run_fit(a);
+  prepare_output_folder(a.out, "--out");
   const auto suites = selected_suites(a.common);
   const auto gpus = predict::point_gpus(suites);
   const auto tasks = predict::reference_tasks(suites, gpus, a.model, a.simulate_up_to);
@@ -108,21 +108,23 @@ int run_validate(const ValidateArgs& a) {
   const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
   std::printf("%s", calibration::validation_text(suites, rows).c_str());
 
-  fs::create_directories(a.out);
   std::string command = "paratwin validate";
   for (const auto& s : a.common.suites) command += " --suite " + s;
   if (a.model != "auto") command += " --model " + a.model;
   if (a.model == "auto" && a.simulate_up_to != kSimulateEveryPoint)
     command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
   if (a.out != "results/validation") command += " --out " + a.out;
-  write_file_atomically((fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows));
-  write_file_atomically((fs::path(a.out) / "README.md").string(),
-                        calibration::validation_markdown(suites, rows, command));
-  if (a.plots == "svg") {
-    for (const auto& suite : suites) {
-      write_file_atomically(
+  std::vector<std::pair<std::string, std::string>> outputs{
+      {(fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows)},
+      {(fs::path(a.out) / "README.md").string(), calibration::validation_markdown(suites, rows, command)}};
+  if (a.plots == "svg")
+    for (const auto& suite : suites)
+      outputs.emplace_back(
           (fs::path(a.out) / (suite.name + ".gp")).string(),
           calibration::suite_plot_script(suite, calibration::suite_rows(rows, suite), suite.name + ".svg"));
+  write_files_atomically(outputs);
+  if (a.plots == "svg") {
+    for (const auto& suite : suites) {
       const std::string why = run_gnuplot(a.out, suite.name + ".gp");
       if (!why.empty()) {
         std::fprintf(stderr, "paratwin: no plots: %s\n", why.c_str());
@@ -133,7 +135,7 @@ int run_validate(const ValidateArgs& a) {
   std::printf("\nwrote %s/validation.csv and README.md%s\n", a.out.c_str(),
               a.plots == "svg" ? " and one plot per suite" : "");
   for (const auto& r : rows)
-    if (!r.predicted) return 1;
+    if (!r.predicted) return kExitSomeFailed;
   return 0;
 }
 
@@ -143,7 +145,10 @@ struct BaselineArgs {
 };
 
 int run_baseline(const BaselineArgs& a) {
+  if (a.options.update) prepare_output_folder(a.options.dir, "--baselines");
   const auto suites = selected_suites(a.common);
+  if (a.options.update)
+    for (const auto& suite : suites) check_output_file(predict::baseline_file(a.options.dir, suite.name));
   const auto gpus = predict::point_gpus(suites);
   const auto committed = predict::committed_baselines(suites, a.options.dir);
   const auto tasks = predict::baseline_tasks(suites, gpus, committed, a.options);
@@ -154,13 +159,15 @@ int run_baseline(const BaselineArgs& a) {
   const auto now = predict::baselines_of(suites, rows);
   const auto comparison = predict::compare_with_committed(suites, committed, now, a.options);
   if (a.options.update) {
-    fs::create_directories(a.options.dir);
+    // Every suite's file or none: a failure on one leaves the folder as it was.
+    std::vector<std::pair<std::string, std::string>> files;
     for (const auto& suite : suites)
-      write_file_atomically(predict::baseline_file(a.options.dir, suite.name),
-                            calibration::baseline_json(now.at(suite.name)));
+      files.emplace_back(predict::baseline_file(a.options.dir, suite.name),
+                         calibration::baseline_json(now.at(suite.name)));
+    write_files_atomically(files);
   }
   std::printf("%s", predict::baseline_report(comparison, a.options).c_str());
-  return a.options.update || comparison.moved() == 0 ? 0 : 1;
+  return a.options.update || comparison.moved() == 0 ? 0 : kExitSomeFailed;
 }
 
 }  // namespace
@@ -171,7 +178,7 @@ Action add_validate_command(CLI::App& app) {
       "validate",
       "Predict every measurement the seeds publish (results/reference) and compare: per point and per suite the "
       "published and predicted values and the error, then the mean and max absolute error. Writes validation.csv, "
-      "README.md and one plot per suite to --out. Exit status 1 when a point could not be predicted.");
+      "README.md and one plot per suite to --out. Exit status 3 when a point could not be predicted.");
   add_common(cmd, a->common);
   cmd->add_option("--out,-o", a->out, "output folder (default: results/validation)");
   cmd->add_option("--model", a->model,
@@ -202,7 +209,7 @@ Action add_baseline_command(CLI::App& app) {
       "baseline",
       "Regression baselines of predicted scaling (results/baselines): every reference point predicted by the "
       "analytical model and by SimGrid (at `paratwin simulate`'s automatic fidelity; up to --simulate-up-to GPUs "
-      "when given). `check` fails (exit 1) with "
+      "when given). `check` fails (exit 3) with "
       "a table of the points that moved beyond the tolerance; `update` rewrites the files and prints what changed.");
   cmd->require_subcommand(1);
   for (const char* name : {"check", "update"}) {

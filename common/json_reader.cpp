@@ -68,23 +68,28 @@ int64_t JsonReader::integer(const std::string& key, std::optional<int64_t> fallb
     required(key);
   }
   const auto& v = (*object_)[key];
+  const auto out_of_range = [&](const std::string& shown) {
+    std::ostringstream s;
+    s << "= " << shown << " is out of range [" << min << ", " << max << "]";
+    fail(key, s.str());
+  };
+  // Beyond 2^63 the parser keeps an unsigned integer, beyond 2^64 a double: a whole number too large for
+  // the rule is said to be so, not to be no integer.
+  const bool whole =
+      v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>());
+  if (whole && std::fabs(v.get<double>()) >= 9e15) out_of_range(v.dump());
   int64_t value = 0;
   if (v.is_number_unsigned()) {  // nlohmann counts unsigned numbers as integers too: test it first
-    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) fail(key, "is too large");
+    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) out_of_range(v.dump());
     value = static_cast<int64_t>(v.get<uint64_t>());
   } else if (v.is_number_integer()) {
     value = v.get<int64_t>();
-  } else if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
-             std::fabs(v.get<double>()) < 9e15) {
+  } else if (whole) {
     value = static_cast<int64_t>(v.get<double>());
   } else {
     fail(key, "expected an integer, found " + (v.is_number() ? v.dump() : type_name(v)));
   }
-  if (value < min || value > max) {
-    std::ostringstream s;
-    s << "= " << value << " is out of range [" << min << ", " << max << "]";
-    fail(key, s.str());
-  }
+  if (value < min || value > max) out_of_range(std::to_string(value));
   return value;
 }
 

@@ -1,28 +1,195 @@
 #include "common/text_file.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "common/input_error.hpp"
 
 namespace paratwin {
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  std::filesystem::path tmp = target;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "cannot be written (check the directory exists)");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw InputError(path, "write failed");
-    }
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where an output goes, and for a regular file the temporary file written first.
+struct Target {
+  std::string given;  // as the user wrote it, for messages
+  fs::path real;      // symbolic links followed: the file replaced
+  bool special = false;
+  int descriptor = -1;  // /dev/stdout and the like: this process's own open file, written where it stands
+  fs::path temporary;
+};
+
+// The descriptor a path names in this process (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
+// or -1. Opening such a path anew would start at offset 0 of whatever the shell redirected it to, over
+// the report already printed; following its link would replace that file. Writing to the descriptor
+// itself puts the output where the user's redirection said.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") == std::string::npos) return std::stoi(digits);
   }
-  std::filesystem::rename(tmp, target);
+  return -1;
+}
+
+std::string label(const std::string& path, const std::string& what) {
+  return what.empty() ? path : what + " " + path;
+}
+
+// Follows a chain of symbolic links, dangling or not, to the path that is to be written. The kernel
+// follows links on open(), but a rename would replace the link itself.
+fs::path follow_links(const fs::path& path, const std::string& shown) {
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) throw InputError(shown, "cannot be written: its symbolic link cannot be read (" + ec.message() + ")");
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  throw InputError(shown, "cannot be written: too many levels of symbolic links");
+}
+
+Target classify(const std::string& path, const std::string& what) {
+  const std::string shown = label(path, what);
+  if (path.empty()) throw InputError(what.empty() ? "output" : what, "the file name is empty");
+  Target t{path, {}, false, -1, {}};
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (const int fd = own_descriptor(path); fd >= 0 && fs::exists(st)) {
+    if ((::fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) throw InputError(shown, "is open for reading only");
+    t.special = true;
+    t.descriptor = fd;
+    t.real = path;
+    return t;
+  }
+  if (fs::is_directory(st)) throw InputError(shown, "is a folder, not a file: give a file name");
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A terminal, pipe, /dev/null or FIFO: written through where it is, never replaced.
+    if (::access(path.c_str(), W_OK) != 0)
+      throw InputError(shown, std::string("cannot be written: ") + std::strerror(errno));
+    t.special = true;
+    t.real = path;
+    return t;
+  }
+  t.real = follow_links(path, shown);
+  if (fs::exists(st)) {
+    // Root may write any file; a file with no write permission for anyone was made read-only on purpose.
+    const fs::perms p = st.permissions();
+    constexpr fs::perms writable = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+    if ((p & writable) == fs::perms::none || ::access(t.real.c_str(), W_OK) != 0)
+      throw InputError(shown, "is read-only: make it writable or choose another file");
+  }
+  fs::path folder = t.real.parent_path();
+  if (folder.empty()) folder = ".";
+  if (!fs::is_directory(folder, ec))
+    throw InputError(shown, "cannot be written: the folder " + folder.string() + " does not exist");
+  if (::access(folder.c_str(), W_OK) != 0)
+    throw InputError(
+        shown, "cannot be written: the folder " + folder.string() + " is not writable (" + std::strerror(errno) + ")");
+  t.temporary = t.real;
+  t.temporary += ".tmp-" + std::to_string(::getpid());
+  return t;
+}
+
+// Writes all of `text` to the open `fd`, closing it when `close` says; the error names the user's path.
+void write_fd(int fd, const std::string& text, bool close, const std::string& shown) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      if (close) ::close(fd);
+      throw InputError(shown, std::string("write failed: ") + std::strerror(error));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close && ::close(fd) != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(errno));
+}
+
+// Writes `text` to `path` (created or truncated when `create`).
+void write_all(const fs::path& path, const std::string& text, bool create, const std::string& shown) {
+  const int flags = O_WRONLY | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0);
+  const int fd = ::open(path.c_str(), flags, 0666);
+  if (fd < 0) throw InputError(shown, std::string("cannot be written: ") + std::strerror(errno));
+  write_fd(fd, text, true, shown);
+}
+
+void write_special(const Target& t, const std::string& text) {
+  if (t.descriptor < 0) return write_all(t.real, text, false, t.given);
+  std::fflush(nullptr);  // what was printed before comes first
+  write_fd(t.descriptor, text, false, t.given);
+}
+
+void remove_temporaries(const std::vector<Target>& targets) {
+  for (const auto& t : targets) {
+    std::error_code ignored;
+    if (!t.special) fs::remove(t.temporary, ignored);
+  }
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path, const std::string& what) {
+  classify(path, what);
+}
+
+void prepare_output_folder(const std::string& path, const std::string& what) {
+  const std::string shown = label(path, what);
+  if (path.empty()) throw InputError(what.empty() ? "output folder" : what, "the folder name is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) throw InputError(shown, "is a file, not a folder");
+  if (!fs::exists(st)) {
+    fs::create_directories(path, ec);
+    if (ec) throw InputError(shown, "the folder cannot be created: " + ec.message());
+  }
+  if (::access(path.c_str(), W_OK) != 0)
+    throw InputError(shown, std::string("the folder is not writable: ") + std::strerror(errno));
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  write_files_atomically({{path, text}});
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<Target> targets;
+  for (const auto& [path, text] : files) {
+    targets.push_back(classify(path, ""));
+    targets.back().temporary += "." + std::to_string(targets.size());  // two outputs, one folder, one run
+  }
+  try {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const Target& t = targets[i];
+      if (t.special) continue;
+      write_all(t.temporary, files[i].second, true, t.given);
+      // The replacement keeps the permissions the user gave the file it replaces.
+      std::error_code ec;
+      const auto old = fs::status(t.real, ec);
+      if (fs::exists(old)) fs::permissions(t.temporary, old.permissions(), ec);
+    }
+    for (size_t i = 0; i < files.size(); ++i)
+      if (targets[i].special) write_special(targets[i], files[i].second);
+    for (size_t i = 0; i < files.size(); ++i) {
+      const Target& t = targets[i];
+      if (t.special) continue;
+      std::error_code ec;
+      fs::rename(t.temporary, t.real, ec);
+      if (ec) throw InputError(t.given, "cannot be replaced: " + ec.message());
+    }
+  } catch (...) {
+    remove_temporaries(targets);
+    throw;
+  }
 }
 
 }  // namespace paratwin

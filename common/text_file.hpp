@@ -1,11 +1,30 @@
 #pragma once
-// Writing an output file whole: reports, baselines, profiles and summaries are never left half written.
+// Writing outputs where the user points them, never half written: a regular file is replaced whole (a
+// temporary file renamed over it); a symbolic link is followed and its target replaced; a device, FIFO
+// or socket (/dev/stdout, a pipe) is written through. Whatever cannot be written is refused with an
+// InputError naming the path and why (the CLI's exit status 2), before any work when it can be.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace paratwin {
 
-// Writes `text` to `path` atomically: a temporary file renamed into place, so a failure never leaves
-// a half-written file behind. Throws InputError naming `path` when it cannot be written.
+// Throws InputError when `path` cannot receive an output file: it names a folder, its folder does not
+// exist or cannot be written, or it is a read-only file. Called before minutes of work, so that a typo
+// in an output path costs nothing. `what` names the option ("--json").
+void check_output_file(const std::string& path, const std::string& what = "");
+
+// Throws InputError when `path` cannot be (or become) a folder of outputs: it is a file, or it cannot
+// be created. Creates it (and its parents) when it does not exist.
+void prepare_output_folder(const std::string& path, const std::string& what = "");
+
+// Writes `text` to `path` as the header says. Throws InputError naming `path` when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+// Writes several outputs all or nothing: every regular file is first written beside its target, then
+// the special files are written through, then the regular ones renamed into place. A failure before
+// the renames removes every temporary file, so no output of the set is written (a special file already
+// written through cannot be taken back).
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace paratwin

@@ -20,8 +20,15 @@ std::map<std::string, Baseline> committed_baselines(const std::vector<calibratio
   std::map<std::string, Baseline> committed;
   for (const auto& suite : suites) {
     const auto path = baseline_file(dir, suite.name);
-    if (std::filesystem::exists(path))
-      committed[suite.name] = calibration::parse_baseline(read_text_file<InputError>(path), path);
+    if (!std::filesystem::exists(path)) continue;
+    auto b = calibration::parse_baseline(read_text_file<InputError>(path), path);
+    if (b.suite != suite.name)
+      throw InputError(path + ": suite",
+                       "= \"" + b.suite + "\" but this file holds the baseline of suite \"" + suite.name + "\"");
+    if (b.metric != calibration::to_string(suite.metric))
+      throw InputError(path + ": metric", "= \"" + b.metric + "\" but suite " + suite.name + " measures " +
+                                              calibration::to_string(suite.metric));
+    committed[suite.name] = std::move(b);
   }
   return committed;
 }

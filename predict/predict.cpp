@@ -20,10 +20,18 @@ namespace {
 Prediction simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
   const int64_t needed = nodes_for(full, w.total_ranks());
   const int64_t nodes = options.nodes > 0 ? options.nodes : needed;
-  if (nodes > full.network.nodes || needed > nodes)
-    throw InputError("--nodes", "the workload needs " + std::to_string(w.total_ranks()) + " devices (" +
-                                    std::to_string(needed) + " nodes of " + full.name + ", which has " +
-                                    std::to_string(full.network.nodes) + ")");
+  const auto count = [](int64_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  if (needed > full.network.nodes)
+    throw InputError("--machine", full.name + " has " + count(full.network.nodes, "node") + " but the workload needs " +
+                                      count(w.total_ranks(), "device") + " (" + count(needed, "node") + " of " +
+                                      count(full.devices_per_node(), "device") + ")");
+  if (nodes > full.network.nodes)
+    throw InputError("--nodes",
+                     "= " + std::to_string(nodes) + " but " + full.name + " has " + count(full.network.nodes, "node"));
+  if (needed > nodes)
+    throw InputError("--nodes", "= " + std::to_string(nodes) + " gives " +
+                                    count(nodes * full.devices_per_node(), "device") + " but the workload needs " +
+                                    count(w.total_ranks(), "device") + " (" + count(needed, "node") + ")");
   const auto machine = full.slice(nodes);
   const auto choice = choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
   const auto algorithms = parse_algorithms(options.algorithms);
@@ -59,6 +67,10 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
                        ": the workload has no " + workloads::to_string(kind) + " collectives");
     if (options.warn) options.warn(warnings.back());
   }
+  for (int64_t r : options.trace_ranks)
+    if (r < 0 || r >= program.grid.size())
+      throw InputError("--trace-ranks", "= " + std::to_string(r) + " but the workload has ranks 0 to " +
+                                            std::to_string(program.grid.size() - 1));
   if (options.trace) {
     sim_options.trace_ranks = options.trace_ranks;
     if (sim_options.trace_ranks.empty())

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/report_text.hpp"
 #include "predict/child_pool.hpp"
@@ -293,6 +294,18 @@ std::string machine_reference(const std::string& machine, const ReferenceOptions
   if (options.machines.empty() || machine.find('/') != std::string::npos) return machine;
   const auto file = std::filesystem::path(options.machines) / (machine + ".json");
   return std::filesystem::exists(file) ? file.string() : machine;
+}
+
+void check_machine_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("--machines", "= " + dir + " is not a folder");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  if (ec) throw InputError("--machines", "= " + dir + " cannot be listed: " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) topology::load_machine_file(file.string());
 }
 
 std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& suites,

@@ -58,4 +58,9 @@ std::vector<calibration::ValidationRow> to_rows(const std::vector<calibration::R
 // The machine a point runs on: its file in `options.machines` when there is one, else as written.
 std::string machine_reference(const std::string& machine, const ReferenceOptions& options);
 
+// Reads every NAME.json of a --machines folder as a machine file, so that a broken one fails the
+// command before any point is predicted (in a child, it would only fail the points that use it).
+// Throws InputError naming the file, JSON path and rule, or the folder when it is not one.
+void check_machine_folder(const std::string& dir);
+
 }  // namespace paratwin::predict

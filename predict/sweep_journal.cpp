@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/input_error.hpp"
+
 namespace paratwin::predict {
 
 namespace {
@@ -49,7 +51,9 @@ SweepJournal::SweepJournal(const std::string& path, bool restart) : path_(path) 
   lock.l_whence = SEEK_SET;
   if (::fcntl(fd_, F_SETLK, &lock) != 0) {
     ::close(fd_);
-    throw std::runtime_error(path + ": another paratwin sweep is writing this folder");
+    throw InputError(path,
+                     "another paratwin sweep is writing this folder (its journal is locked): wait for it, or "
+                     "give another --out");
   }
   sync_directory_of(path);
   if (restart && ::ftruncate(fd_, 0) != 0) throw failure(path, "cannot empty the journal");
@@ -65,9 +69,11 @@ SweepJournal::SweepJournal(const std::string& path, bool restart) : path_(path) 
   size_t begin = 0;
   for (size_t end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
     try {
+      // Only the entry's frame is checked here; what a row must hold is the sweep's to judge.
       const auto entry = nlohmann::json::parse(text.substr(begin, end - begin));
+      if (!entry.is_object() || !entry.contains("row")) throw std::invalid_argument("not an entry");
       finished_[entry.at("key").get<std::string>()] = entry.at("row");
-    } catch (const nlohmann::json::exception&) {
+    } catch (const std::exception&) {
       ++dropped_;
     }
   }

@@ -11,7 +11,8 @@ namespace paratwin::predict {
 class SweepJournal {
  public:
   // Opens `path` for appending, creating it, and locks it against a second sweep writing the same
-  // folder. `restart` empties it first. Throws std::runtime_error when it cannot.
+  // folder. `restart` empties it first. Throws InputError when another sweep holds the lock,
+  // std::runtime_error when the file cannot be opened, read or cut.
   SweepJournal(const std::string& path, bool restart);
   ~SweepJournal();
   SweepJournal(const SweepJournal&) = delete;

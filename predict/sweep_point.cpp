@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -156,6 +157,37 @@ nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
 }
 
 }  // namespace
+
+std::string row_problem(const SweepSpec& spec, const SweepPoint& point, const nlohmann::json& row) {
+  if (!row.is_object()) return std::string("row is ") + row.type_name() + ", not an object";
+  const auto expected = identity_row(spec, point);
+  for (const auto& [key, value] : row.items())
+    if (!expected.contains(key)) return "row." + key + " is not a column of a sweep";
+  for (const auto& [key, value] : expected.items())
+    if (!row.contains(key)) return "row." + key + " is missing";
+  const auto string = [&](const char* key) { return row[key].is_string(); };
+  for (const char* key : {"workload", "machine", "model", "configuration", "status", "error"})
+    if (!string(key)) return std::string("row.") + key + " is not a string";
+  if (row["machine"] != expected["machine"] || row["gpus"] != expected["gpus"] || row["model"] != expected["model"])
+    return "row is for " + row["machine"].dump() + ", " + row["gpus"].dump() + " GPUs, " + row["model"].dump() +
+           " but the point is " + expected["machine"].dump() + ", " + expected["gpus"].dump() + " GPUs, " +
+           expected["model"].dump();
+  const auto& status = row["status"];
+  if (status == "failed") return row["error"].get<std::string>().empty() ? "row.error is empty for a failed point" : "";
+  if (status != "ok") return "row.status = " + status.dump() + " is neither \"ok\" nor \"failed\"";
+  for (const char* key : {"nodes", "global_batch"})
+    if (!row[key].is_number_integer() || row[key].get<int64_t>() < 1)
+      return std::string("row.") + key + " is not a positive integer";
+  for (const char* key : {"iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "compute_s",
+                          "exposed_comm_s", "bubble_s", "memory_gib_per_gpu"}) {
+    const auto& v = row[key];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      return std::string("row.") + key + " is not a finite, non-negative number";
+  }
+  if (row["iteration_s"].get<double>() <= 0) return "row.iteration_s is not positive";
+  if (!row["fits"].is_boolean()) return "row.fits is not true or false";
+  return "";
+}
 
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
   std::vector<std::string> texts;

@@ -33,4 +33,9 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& point);
 // The row of a point whose evaluation died without a result.
 nlohmann::json failed_row(const SweepSpec& spec, const SweepPoint& point, const std::string& error);
 
+// What is wrong with a row read back from a journal for `point`, as "row.KEY ..." (empty: nothing): it
+// must hold every column with a value of its kind, nothing else, the point's machine, GPUs and model,
+// and for status "ok" a positive iteration time and non-negative, finite measures.
+std::string row_problem(const SweepSpec& spec, const SweepPoint& point, const nlohmann::json& row);
+
 }  // namespace paratwin::predict

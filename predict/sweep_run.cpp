@@ -8,11 +8,20 @@
 
 namespace paratwin::predict {
 
-SweepResume resume_sweep(const std::vector<SweepPoint>& points, const SweepJournal& journal, bool retry_failed) {
+SweepResume resume_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepJournal& journal,
+                         bool retry_failed) {
   SweepResume out;
   out.rows.resize(points.size());
   for (const auto& p : points) {
-    const auto it = journal.finished().find(p.key);
+    auto it = journal.finished().find(p.key);
+    if (it != journal.finished().end()) {
+      const std::string problem = row_problem(spec, p, it->second);
+      if (!problem.empty()) {
+        out.warnings.push_back("journal entry of point " + std::to_string(p.index + 1) + " (key " + p.key +
+                               ") dropped: " + problem + "; computing it again");
+        it = journal.finished().end();
+      }
+    }
     if (it != journal.finished().end() && !(retry_failed && it->second["status"] != "ok")) {
       out.rows[p.index] = it->second;
       ++out.skipped;

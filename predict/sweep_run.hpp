@@ -18,11 +18,14 @@ struct SweepResume {
   std::vector<nlohmann::json> rows;  // by point index: the journal's rows, null for the points to compute
   std::vector<int64_t> todo;         // the points to compute, by index, in spec order
   size_t skipped = 0;                // finished earlier
+  // Rows of the journal that failed row_problem(): each point is computed again, and the warning says why.
+  std::vector<std::string> warnings;
 };
 
 // The points the journal finished keep their rows; the failed ones are computed again when
-// `retry_failed`.
-SweepResume resume_sweep(const std::vector<SweepPoint>& points, const SweepJournal& journal, bool retry_failed);
+// `retry_failed`, and so is every point whose journal row is not a well-formed row of that point.
+SweepResume resume_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepJournal& journal,
+                         bool retry_failed);
 
 // Rank `rank`'s share of `todo` among `ranks`: every ranks-th point, starting at its own rank.
 std::vector<size_t> share_of(const std::vector<int64_t>& todo, int rank, int ranks);

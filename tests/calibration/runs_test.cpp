@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/child_process.hpp"
+#include "common/input_error.hpp"
 #include "common/text_file.hpp"
 #include "tests/calibration/temp_files.hpp"
 
@@ -45,6 +46,14 @@ TEST_F(Runs, AFailingRunSaysWhatRanAndHowItEnded) {
       << why;
   EXPECT_NE(why.find("last lines of " + log + ":\n  cannot reach the nodes\n"), std::string::npos) << why;
 
+  // A launcher that is not installed is the --mpirun option's fault, said before anything runs.
+  try {
+    pc::installed_launcher("no-such-launcher-here --oversubscribe");
+    ADD_FAILURE() << "installed_launcher accepted a launcher that is not on the PATH";
+  } catch (const paratwin::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--mpirun = \"no-such-launcher-here --oversubscribe\": no-such-launcher-here is not on the PATH");
+  }
   launch.mpirun = {"no-such-launcher-here"};
   EXPECT_NE(failure_of([&] {
               pc::run_micro_benchmarks(launch, 2, 1, {}, "p.json", log);

@@ -85,3 +85,41 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
             std::string::npos)
       << error_of([&] { pc::apply_profile(machine, bad); });
 }
+
+// Physically impossible profiles are refused with the file, the JSON path and the bound: a GEMM timed
+// at 0 s (it made simulate report 646.7 % of peak), a GEMM far faster than the profile's own peak, and
+// a peak many times the machine file's.
+TEST_F(Files, ProfilesWithImpossibleTimesAreRefused) {
+  const auto profile = [&](const std::string& name, double peak_tflops, double seconds) {
+    return write(name, R"({"machine": "localhost", "fit": {
+        "peak_tflops": {"fp32": )" +
+                           std::to_string(peak_tflops) + R"(},
+        "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 8, "operand_reuse": 2, "fixed_us": 3}},
+        "launch_overhead_us": 2, "memory_GBps": 40,
+        "gemm_shapes": [{"dtype": "fp32", "m": 256, "n": 1024, "k": 256, "batch": 1, "trans_a": false,
+                         "trans_b": true, "seconds": )" +
+                           std::to_string(seconds) + "}]}}");
+  };
+  auto machine = paratwin::topology::resolve_machine("localhost");
+  // 2 x 256 x 1024 x 256 FLOP = 0.134 GFLOP: 1.5 ms is 0.089 TFLOP/s, within 1.5 x a 0.1 TFLOP/s peak.
+  EXPECT_NO_THROW(pc::apply_profile(machine, profile("ok.json", 0.1, 0.0015)));
+  const auto zero = profile("zero.json", 0.1, 0);
+  EXPECT_NE(error_of([&] {
+              pc::apply_profile(machine, zero);
+            }).find("zero.json: fit.gemm_shapes[0].seconds = 0: a GEMM takes time"),
+            std::string::npos)
+      << error_of([&] { pc::apply_profile(machine, zero); });
+  const auto fast = profile("fast.json", 0.1, 0.0005);  // 0.27 TFLOP/s
+  EXPECT_NE(error_of([&] { pc::apply_profile(machine, fast); })
+                .find("fast.json: fit.gemm_shapes[0].seconds = 0.0005 gives 0.2684 TFLOP/s, more than 1.5 x the "
+                      "fp32 peak of 0.1 TFLOP/s"),
+            std::string::npos)
+      << error_of([&] { pc::apply_profile(machine, fast); });
+  auto fresh = paratwin::topology::resolve_machine("localhost");  // nominal fp32 peak 0.08 TFLOP/s
+  const auto peak = profile("peak.json", 0.5, 0.0015);
+  EXPECT_NE(error_of([&] { pc::apply_profile(fresh, peak); })
+                .find("peak.json: fit.peak_tflops.fp32 = 0.5 TFLOP/s is more than 4 x the 0.08 TFLOP/s peak of "
+                      "localhost's device"),
+            std::string::npos)
+      << error_of([&] { pc::apply_profile(fresh, peak); });
+}

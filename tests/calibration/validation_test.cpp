@@ -217,6 +217,25 @@ TEST(Baseline, BadFilesNameThePath) {
   }
 }
 
+// A point twice (the second would silently win a comparison) and values no prediction can have.
+TEST(Baseline, DuplicatePointsAndNonPositiveValuesAreRefused) {
+  const auto error = [](const std::string& points) {
+    try {
+      pc::parse_baseline(R"({"suite": "s", "metric": "m", "points": [)" + points + "]}", "b.json");
+    } catch (const paratwin::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string a = R"({"label": "a", "model": "analytical", "gpus": 8, "value": 1.5})";
+  EXPECT_EQ(error(a + "," + R"({"label": "a", "model": "simulate", "gpus": 8, "value": 1.5})"), "no error");
+  EXPECT_EQ(error(a + "," + a), "b.json: points[1]: point \"a\" (analytical) is listed twice");
+  EXPECT_NE(error(R"({"label": "a", "model": "analytical", "gpus": 8, "value": -2})").find("b.json: points[0].value"),
+            std::string::npos);
+  EXPECT_EQ(error(R"({"label": "a", "model": "analytical", "gpus": 8, "value": 0})"),
+            "b.json: points[0].value = 0 but every metric of a prediction is positive");
+}
+
 TEST_F(Reference, TheTextReportHasATablePerSuiteAndTheHeadline) {
   const std::vector<pc::ReferenceSuite> suites{pc::load_reference_suite(
       write("s.json", suite(std::string(kPoint) + R"(, {"label": "b", "workload": "w.json", "machine": "frontier",

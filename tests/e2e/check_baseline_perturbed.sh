@@ -15,7 +15,7 @@ fi
 cd "$root" || exit 1
 out=$("$paratwin" baseline check --suite "$suite" --machines "$tmp" "$@" 2>&1); code=$?
 echo "$out"
-if [[ $code -ne 1 ]]; then echo "FAIL: exit $code, expected 1 (the perturbed model must move the baselines)"; exit 1; fi
+if [[ $code -ne 3 ]]; then echo "FAIL: exit $code, expected 3 (the perturbed model must move the baselines)"; exit 1; fi
 if ! grep -Eq -- "$regex" <<<"$out"; then echo "FAIL: output does not match /$regex/"; exit 1; fi
 # Unperturbed, the same check passes: cli.baseline_check runs it over every suite.
 echo "ok: perturbing $machine ($edit) fails the $suite baselines"

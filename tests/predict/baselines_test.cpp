@@ -138,5 +138,21 @@ TEST(Baselines, CommittedFilesAreReadBySuite) {
   const auto committed = pp::committed_baselines(suites, dir.string());
   ASSERT_EQ(committed.count("s"), 1u);
   EXPECT_EQ(pc::baseline_json(committed.at("s")), pc::baseline_json(now.at("s")));
+
+  // A file that holds another suite's baseline, or another metric, is refused with the key's path.
+  const auto refused = [&](const std::string& key, const std::string& value) {
+    auto b = now.at("s");
+    (key == "suite" ? b.suite : b.metric) = value;
+    std::ofstream(dir / "s.json") << pc::baseline_json(b);
+    try {
+      pp::committed_baselines(suites, dir.string());
+    } catch (const paratwin::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(refused("suite", "t"),
+            (dir / "s.json").string() + ": suite = \"t\" but this file holds the baseline of suite \"s\"");
+  EXPECT_NE(refused("metric", "pflops").find("s.json: metric = \"pflops\" but suite s measures "), std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -3,11 +3,14 @@
 #include "predict/sweep_outputs.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
+#include "common/input_error.hpp"
 #include "predict/sweep_run.hpp"
 
 namespace pp = paratwin::predict;
@@ -69,7 +72,8 @@ TEST_F(SweepRun, PointsRunInChildrenAndResumeFromTheJournal) {
 
   // A second run skips what the journal holds.
   const pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
-  const auto resume = pp::resume_sweep(points_, journal, false);
+  const auto resume = pp::resume_sweep(spec_, points_, journal, false);
+  EXPECT_TRUE(resume.warnings.empty());
   EXPECT_EQ(resume.skipped, 4u);
   EXPECT_EQ(resume.todo.size(), 4u);
   EXPECT_EQ(resume.rows[mine[1]], rows[mine[1]]);
@@ -77,6 +81,64 @@ TEST_F(SweepRun, PointsRunInChildrenAndResumeFromTheJournal) {
   // Each rank takes every size-th point left, from its own rank on.
   EXPECT_EQ(pp::share_of({5, 6, 7, 8, 9}, 1, 2), (std::vector<size_t>{6, 8}));
   EXPECT_EQ(pp::share_of({5}, 1, 2), (std::vector<size_t>{}));
+}
+
+// Journal rows are read as strictly as inputs: a row that is not an object, lacks a column, holds a
+// value of the wrong kind or belongs to another point is dropped with a warning and computed again.
+TEST_F(SweepRun, MalformedJournalRowsAreComputedAgain) {
+  const auto i = analytical()[0];
+  const auto good = pp::evaluate_point(spec_, points_[i]);
+  ASSERT_EQ(good["status"], "ok");
+  EXPECT_EQ(pp::row_problem(spec_, points_[i], good), "");
+  EXPECT_EQ(pp::row_problem(spec_, points_[i], pp::failed_row(spec_, points_[i], "why")), "");
+  const auto problem = [&](const std::function<void(nlohmann::json&)>& edit) {
+    auto row = good;
+    edit(row);
+    return pp::row_problem(spec_, points_[i], row);
+  };
+  EXPECT_EQ(pp::row_problem(spec_, points_[i], "text"), "row is string, not an object");
+  EXPECT_EQ(pp::row_problem(spec_, points_[i], {{"status", "ok"}}), "row.bubble_s is missing");
+  EXPECT_EQ(problem([](auto& r) { r["extra"] = 1; }), "row.extra is not a column of a sweep");
+  EXPECT_EQ(problem([](auto& r) { r["iteration_s"] = "fast"; }),
+            "row.iteration_s is not a finite, non-negative number");
+  EXPECT_EQ(problem([](auto& r) { r["iteration_s"] = 0; }), "row.iteration_s is not positive");
+  EXPECT_EQ(problem([](auto& r) { r["nodes"] = nullptr; }), "row.nodes is not a positive integer");
+  EXPECT_EQ(problem([](auto& r) { r["fits"] = "yes"; }), "row.fits is not true or false");
+  EXPECT_EQ(problem([](auto& r) { r["status"] = "done"; }), "row.status = \"done\" is neither \"ok\" nor \"failed\"");
+  EXPECT_EQ(problem([](auto& r) { r["status"] = "failed"; }), "row.error is empty for a failed point");
+  EXPECT_NE(problem([](auto& r) { r["gpus"] = 4096; }).find("but the point is"), std::string::npos);
+
+  {
+    pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+    journal.record(points_[i].key, "not a row", 0);
+    journal.record(points_[analytical()[1]].key, {{"status", "ok"}}, 0);
+  }
+  const pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+  const auto resume = pp::resume_sweep(spec_, points_, journal, false);
+  EXPECT_EQ(resume.skipped, 0u);
+  EXPECT_EQ(resume.todo.size(), points_.size());
+  ASSERT_EQ(resume.warnings.size(), 2u);
+  EXPECT_NE(resume.warnings[0].find("dropped: row is string, not an object; computing it again"), std::string::npos)
+      << resume.warnings[0];
+}
+
+// A second sweep on the same folder is told so, as bad input (exit 2), while the first holds its journal.
+TEST_F(SweepRun, ASecondSweepOnTheSameFolderIsRefused) {
+  const pp::SweepJournal first((dir_ / "journal.jsonl").string(), false);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    try {
+      pp::SweepJournal second((dir_ / "journal.jsonl").string(), false);
+    } catch (const paratwin::InputError& e) {
+      ::_exit(std::string(e.what()).find("another paratwin sweep is writing this folder") != std::string::npos ? 0 : 2);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST_F(SweepRun, CsvJsonAndPlotsOfTheRows) {
