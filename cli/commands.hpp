@@ -14,6 +14,16 @@ constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitSomeFailed = 3;
 constexpr int kExitJobFailed = 4;
+// The table as `paratwin --help` and every subcommand's help print it (the README holds the same rows;
+// a test compares them).
+constexpr const char* kExitStatusHelp =
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  internal error: a bug in paratwin (please report it with the command line)\n"
+    "  2  bad input: an option, input file or output path, named in the message; no output is written\n"
+    "  3  finished, but some results failed: sweep points, validation points, baseline or --verify checks\n"
+    "  4  the job failed while running: a rank failed, stopped or timed out, a child job failed, or the backend "
+    "cannot run on this host";
 
 using Action = std::function<int()>;
 Action add_lower_command(CLI::App& app);

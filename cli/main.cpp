@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
   cli::Action calibrate = cli::add_calibrate_command(app);
   cli::Action validate = cli::add_validate_command(app);
   cli::Action baseline = cli::add_baseline_command(app);
+  app.footer(cli::kExitStatusHelp);
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->footer(cli::kExitStatusHelp);
+    for (CLI::App* nested : sub->get_subcommands({})) nested->footer(cli::kExitStatusHelp);
+  }
   try {
     app.parse(argc, argv);
     cli::check_given_values(app);
