@@ -51,6 +51,7 @@ mkdir folder
 expect 2 "--json folder: is a folder, not a file" "$pt" simulate --workload "$tiny" --machine localhost --json folder
 expect 2 "--trace no/such/t.json: cannot be written: the folder no/such does not exist" \
   "$pt" simulate --workload "$tiny" --machine localhost --trace no/such/t.json
+expect 2 "--json folder: is a folder, not a file" "$pt" search --gpus 8 --json folder
 ls folder/* *.tmp* 2> /dev/null && fail "temporary files were left behind"
 touch a-file
 expect 2 "--out a-file: is a file, not a folder" "$pt" validate --out a-file --suite alps-weak --model analytical \
