@@ -55,10 +55,10 @@ int main(int argc, char** argv) {
     return cli::kExitJobFailed;
   } catch (const workloads::ProgramError& e) {
     std::cerr << "paratwin: internal error: the lowered program is invalid: " << e.what() << "\n";
-    return 1;
+    return cli::kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
-    return 1;
+    return cli::kExitInternal;
   }
-  return 1;
+  return cli::kExitInternal;
 }
