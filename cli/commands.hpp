@@ -5,8 +5,12 @@
 
 namespace paratwin::cli {
 
-// Exit codes: 0 success, 1 internal failure, 2 bad input (a message names file, path and rule).
+// Exit codes: 0 success, 1 internal failure, 2 bad input (a message names file, path and rule), 3
+// finished but some results or checks failed, 4 the job failed while running (a rank failed, was
+// killed or stalled, an injected fault, a backend that cannot run on this host).
 constexpr int kExitBadInput = 2;
+constexpr int kExitChecksFailed = 3;
+constexpr int kExitJobFailed = 4;
 
 using Action = std::function<int()>;
 Action add_lower_command(CLI::App& app);

@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -9,6 +10,7 @@
 #include "common/text_file.hpp"
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
+#include "exec/fault_injection.hpp"
 #include "exec/verify.hpp"
 #include "predict/measured_run.hpp"
 #include "predict/run_summary.hpp"
@@ -55,11 +57,24 @@ std::vector<double> gather(const std::vector<double>& mine, int rank, int size, 
 }
 
 // A failure only some ranks see (a bad file is seen by all; a workspace too large by one): every rank
-// learns whether any failed, so that none waits in a collective the others never reach.
-bool any_failed(bool failed) {
-  int mine = failed ? 1 : 0, any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any != 0;
+// learns the worst exit status, so that none waits in a collective the others never reach.
+int agreed(int code) {
+  int worst = 0;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
+// One line on stderr in one write: the ranks of a job share the terminal, and cerr writes each piece
+// at once.
+void error_line(const std::string& message) {
+  std::cerr << ("paratwin: error: " + message + "\n") << std::flush;
+}
+
+// One failing rank ends the whole job: the others wait in collectives it will never join.
+[[noreturn]] void abort_job(const std::string& message) {
+  error_line(message + "; aborting the job");
+  MPI_Abort(MPI_COMM_WORLD, kExitJobFailed);
+  std::_Exit(kExitJobFailed);  // MPI_Abort does not return; this says so to the compiler
 }
 
 // --verify: real data through the distributed layers against a single-rank reference.
@@ -69,8 +84,7 @@ int verify(const workloads::Workload& w, const workloads::Program& program, int 
   try {
     checks = exec::verify(w, program, rank);
   } catch (const std::exception& e) {
-    std::cerr << "paratwin: error: rank " << rank << ": " << e.what() << "; aborting the job\n" << std::flush;
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_job("rank " + std::to_string(rank) + ": " + e.what());
   }
   bool ok = !checks.empty();
   for (const auto& c : checks) ok = ok && c.ok();
@@ -87,8 +101,7 @@ int verify(const workloads::Workload& w, const workloads::Program& program, int 
         std::printf("  %s  %-62s max relative error %.2e\n", c.ok() ? "ok  " : "FAIL", c.what.c_str(), c.error);
     }
   }
-  MPI_Finalize();
-  return ok ? 0 : 1;
+  return ok ? 0 : kExitChecksFailed;
 }
 
 int run(const ExecArgs& a) {
@@ -97,15 +110,17 @@ int run(const ExecArgs& a) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const auto fail = [&](const std::string& message, int code) {
-    if (rank == 0 || code == 1)
-      std::cerr << "paratwin: error: " << (rank == 0 ? "" : "rank " + std::to_string(rank) + ": ") << message << "\n";
+  const auto finish = [&](int code) {
     MPI_Finalize();
     return code;
   };
+  const auto fail = [&](const std::string& message, int code) {
+    if (rank == 0 || code == 1) error_line((rank == 0 ? "" : "rank " + std::to_string(rank) + ": ") + message);
+    return finish(code);
+  };
   if (provided < MPI_THREAD_MULTIPLE)
     return fail("the MPI library does not provide MPI_THREAD_MULTIPLE, which the CPU backend's progress thread needs",
-                2);
+                kExitJobFailed);
 
   // Input: every rank reads the same files, so every rank fails the same way; rank 0 says why.
   workloads::Workload w;
@@ -119,47 +134,61 @@ int run(const ExecArgs& a) {
     lo.devices_per_node = machine.devices_per_node();
     program = workloads::lower(w, lo);
     if (!a.fail_at.empty()) {
-      const auto colon = a.fail_at.find(':');
-      if (colon == std::string::npos || colon == 0)
-        throw InputError("--fail-at", "\"" + a.fail_at + "\": expected RANK:OP_NAME, e.g. 1:fc1.dgrad");
-      options.fail_rank = std::stoll(a.fail_at.substr(0, colon));
-      options.fail_op = a.fail_at.substr(colon + 1);
+      const exec::Fault fault = exec::parse_fault(a.fail_at, program);
+      options.fail_rank = fault.rank;
+      options.fail_op = fault.op;
     }
   } catch (const std::exception& e) {
-    return fail(e.what(), 2);
+    return fail(e.what(), kExitBadInput);
   }
   if (program.grid.size() != size)
     return fail(w.name + " has " + std::to_string(program.grid.size()) + " ranks but " + std::to_string(size) +
                     " MPI processes were started (run it with mpirun -np " + std::to_string(program.grid.size()) + ")",
-                2);
+                kExitBadInput);
   options.iterations = a.iterations;
   options.warmup = a.warmup;
-  if (a.verify) return verify(w, program, rank);
 
+  if (a.verify) return finish(verify(w, program, rank));
+
+  // A backend name this build lacks is bad input; one that cannot run here (its plugin does not load,
+  // no GPU, too little memory) fails the job. Both are agreed on before the next collective step.
   std::unique_ptr<exec::Backend> backend;
   std::string problem;
+  int mine = 0;  // this rank's exit status; every rank ends with the worst
   try {
     backend = exec::make_backend(a.backend);
-    backend->prepare(program, rank);
+  } catch (const std::invalid_argument& e) {
+    problem = e.what();
+    mine = kExitBadInput;
   } catch (const std::exception& e) {
     problem = e.what();
+    mine = kExitJobFailed;
   }
-  if (any_failed(!problem.empty())) {
-    if (!problem.empty())
-      std::cerr << "paratwin: error: " << (problem.rfind("rank ", 0) == 0 ? "" : "rank " + std::to_string(rank) + ": ")
-                << problem << "\n";
+  int code = agreed(mine);
+  if (code == 0) {
+    try {
+      backend->prepare(program, rank);
+    } catch (const std::exception& e) {
+      problem = e.what();
+      mine = kExitJobFailed;
+    }
+    code = agreed(mine);
+  }
+  if (code != 0) {
+    // A name this build lacks is the same on every rank: rank 0 says it once.
+    if (mine == kExitJobFailed)
+      error_line((problem.rfind("rank ", 0) == 0 ? "" : "rank " + std::to_string(rank) + ": ") + problem);
+    else if (mine == kExitBadInput && rank == 0)
+      error_line(problem);
     backend.reset();
-    MPI_Finalize();
-    return 2;
+    return finish(code);
   }
 
   exec::RankResult result;
   try {
     result = exec::run_rank(program, rank, *backend, options);
   } catch (const std::exception& e) {
-    // One rank failed mid-iteration: the others wait in collectives it will never join. End them all.
-    std::cerr << "paratwin: error: " << e.what() << "; aborting the job\n" << std::flush;
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_job(e.what());
   }
 
   std::vector<int> offsets;
@@ -172,15 +201,13 @@ int run(const ExecArgs& a) {
       if (!a.trace.empty()) write_file_atomically(a.trace, workloads::chrome_trace(program, run.events));
       if (!a.json.empty()) write_file_atomically(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
     } catch (const std::exception& e) {
-      std::cerr << "paratwin: error: " << e.what() << "\n";
-      MPI_Finalize();
-      return 2;
+      error_line(e.what());
+      return finish(kExitBadInput);
     }
     std::printf("%s", predict::measured_heading(run, w.name, size, a.backend, a.warmup, machine.name).c_str());
     predict::print_summary(w, run.summary, "ran anyway");
   }
-  MPI_Finalize();
-  return 0;
+  return finish(0);
 }
 
 }  // namespace
@@ -206,11 +233,12 @@ Action add_exec_command(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "write the last iteration's Chrome trace (every op of every rank) here");
   cmd->add_option("--json", a->json, "write the summary as JSON to this file");
   cmd->add_option("--fail-at", a->fail_at,
-                  "RANK:OP_NAME: make that rank fail when it starts that op (tests the job-wide abort)");
+                  "RANK:OP_NAME: make that rank fail when it starts that op in the first measured iteration (tests "
+                  "the job-wide abort: exit status 4)");
   cmd->add_flag(
       "--verify", a->verify,
       "instead of timing: run the distributed layers (1-D MLP, 3-D FC layers, pipeline stages) with real data "
-      "and compare them with a single-rank reference; exit status 1 when one differs");
+      "and compare them with a single-rank reference; exit status 3 when one differs");
   return [a]() -> int { return run(*a); };
 }
 
