@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro.hpp"
@@ -13,6 +15,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/text_file.hpp"
+#include "exec/backend.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -56,7 +59,12 @@ int micro(const CalibrateArgs& a) {
       throw InputError("mpirun -np",
                        "= " + std::to_string(size) + ": use 1, 2 or an even number of ranks (groups of 2 and of all)");
     const auto machine = topology::resolve_machine(a.machine);
-    auto backend = exec::make_backend(a.backend);
+    std::unique_ptr<exec::Backend> backend;
+    try {
+      backend = exec::make_backend(a.backend);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--backend", e.what());
+    }
     calibration::MicroOptions options;
     options.quick = a.quick;
     options.repeats = a.repeats;
@@ -67,7 +75,9 @@ int micro(const CalibrateArgs& a) {
   } catch (const std::exception& e) {
     if (rank == 0) std::cerr << "paratwin: error: " << e.what() << "\n";
     MPI_Finalize();
-    return dynamic_cast<const InputError*>(&e) ? kExitBadInput : 1;
+    // Bad input; a bug; otherwise the measurement failed on this host (no GPU, its plugin, MPI).
+    if (dynamic_cast<const InputError*>(&e)) return kExitBadInput;
+    return dynamic_cast<const std::logic_error*>(&e) ? 1 : kExitJobFailed;
   }
   if (rank == 0)
     std::printf("calibrated %s with the %s backend on %d ranks -> %s\n%s", a.machine.c_str(), a.backend.c_str(), size,

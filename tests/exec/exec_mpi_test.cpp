@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -124,6 +125,35 @@ TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
     std::printf("%s: %lld ranks, %zu ops measured, iteration %.4g s\n", file.c_str(),
                 static_cast<long long>(program.grid.size()), events.size(), result.iterations[0]);
   }
+}
+
+// "cuda" is a plugin: a build with it loads it (here from a file that is missing: BackendUnavailable,
+// naming the file); a build without it names the backends it has.
+TEST(Backends, CudaIsAPluginOrNotBuilt) {
+  const auto names = px::backend_names();
+  if (std::find(names.begin(), names.end(), "cuda") == names.end()) {
+    try {
+      px::make_backend("cuda");
+      ADD_FAILURE() << "a build without CUDA made a cuda backend";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("(available: cpu)"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  const char* before = std::getenv(px::kCudaPluginEnv);
+  const std::string saved = before ? before : "";
+  setenv(px::kCudaPluginEnv, "/nonexistent/libparatwin_cuda.so", 1);
+  try {
+    px::make_backend("cuda");
+    ADD_FAILURE() << "a missing plugin made a cuda backend";
+  } catch (const px::BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libparatwin_cuda.so does not exist"), std::string::npos)
+        << e.what();
+  }
+  if (before)
+    setenv(px::kCudaPluginEnv, saved.c_str(), 1);
+  else
+    unsetenv(px::kCudaPluginEnv);
 }
 
 // OAR/ORS/OAG: a collective issued on a communication stream runs while the same rank computes.
