@@ -138,6 +138,8 @@ Action add_calibrate_command(CLI::App& app) {
       ->capture_default_str();
   compare->add_option("--out,-o", c->job.out, "report folder (default: calibration-WORKLOAD)");
   compare->add_option("--mpirun", c->launcher, "the launcher, before -np")->capture_default_str();
+  compare->add_option("--timeout", c->launch.timeout, "exec's --timeout: seconds a rank may go without progress")
+      ->check(CLI::NonNegativeNumber);
 
   auto s = std::make_shared<SuiteArgs>();
   CLI::App* suite = cmd->add_subcommand(
@@ -148,6 +150,10 @@ Action add_calibrate_command(CLI::App& app) {
   suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
   suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");
   suite->add_option("--mpirun", s->launcher, "the launcher, before -np")->capture_default_str();
+  suite
+      ->add_option("--timeout", s->timeout,
+                   "exec's --timeout for every workload: seconds a rank may go without progress")
+      ->check(CLI::NonNegativeNumber);
   return [a, c, compare, s, suite, r, refit_cmd]() -> int {
     if (refit_cmd->parsed()) return refit(*r);
     if (compare->parsed()) return calibrate_compare(*c);

@@ -12,7 +12,9 @@
 #include "exec/executor.hpp"
 #include "exec/fault_injection.hpp"
 #include "exec/verify.hpp"
+#include "exec/watchdog.hpp"
 #include "predict/measured_run.hpp"
+#include "predict/predict.hpp"
 #include "predict/run_summary.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
@@ -31,6 +33,7 @@ struct ExecArgs {
   std::string trace;
   std::string json;
   std::string fail_at;
+  double timeout = -1;  // seconds without progress; negative: exec::default_timeout
   bool verify = false;
 };
 
@@ -77,6 +80,18 @@ void error_line(const std::string& message) {
   std::_Exit(kExitJobFailed);  // MPI_Abort does not return; this says so to the compiler
 }
 
+// The analytical model's iteration time for the workload on the machine, from which the watchdog's
+// default timeout is derived; 0 when it cannot predict it (a machine with too few devices, say).
+double predicted_iteration(const workloads::Workload& w, const topology::Machine& machine) {
+  try {
+    predict::PointOptions options;
+    options.model = predict::Model::analytical;
+    return predict::predict(w, machine, options).iteration_seconds;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // --verify: real data through the distributed layers against a single-rank reference.
 int verify(const workloads::Workload& w, const workloads::Program& program, int rank) {
   std::vector<exec::Check> checks;
@@ -110,8 +125,11 @@ int run(const ExecArgs& a) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::unique_ptr<exec::Watchdog> watchdog;
   const auto finish = [&](int code) {
+    if (watchdog) watchdog->step("MPI_Finalize at the end of the job");
     MPI_Finalize();
+    watchdog.reset();
     return code;
   };
   const auto fail = [&](const std::string& message, int code) {
@@ -148,10 +166,20 @@ int run(const ExecArgs& a) {
   options.iterations = a.iterations;
   options.warmup = a.warmup;
 
-  if (a.verify) return finish(verify(w, program, rank));
+  // From here on every rank waits on the others: a rank that stops making progress ends the job.
+  const double timeout = a.timeout >= 0 ? a.timeout : exec::default_timeout(predicted_iteration(w, machine));
+  watchdog = std::make_unique<exec::Watchdog>(program, rank, timeout, [](const std::string& message) {
+    error_line(message + "; ending the job");
+    MPI_Abort(MPI_COMM_WORLD, kExitJobFailed);
+  });
+  if (a.verify) {
+    watchdog->step("verify mode");
+    return finish(verify(w, program, rank));
+  }
 
   // A backend name this build lacks is bad input; one that cannot run here (its plugin does not load,
   // no GPU, too little memory) fails the job. Both are agreed on before the next collective step.
+  watchdog->step("loading the " + a.backend + " backend");
   std::unique_ptr<exec::Backend> backend;
   std::string problem;
   int mine = 0;  // this rank's exit status; every rank ends with the worst
@@ -166,6 +194,7 @@ int run(const ExecArgs& a) {
   }
   int code = agreed(mine);
   if (code == 0) {
+    watchdog->step("prepare (the " + a.backend + " backend's communicators and buffers)");
     try {
       backend->prepare(program, rank);
     } catch (const std::exception& e) {
@@ -186,11 +215,12 @@ int run(const ExecArgs& a) {
 
   exec::RankResult result;
   try {
-    result = exec::run_rank(program, rank, *backend, options);
+    result = exec::run_rank(program, rank, *backend, options, watchdog.get());
   } catch (const std::exception& e) {
     abort_job(e.what());
   }
 
+  watchdog->step("gathering the measurements on rank 0");
   std::vector<int> offsets;
   const auto all = gather(predict::pack(measurement(result)), rank, size, offsets);
   backend.reset();
@@ -235,6 +265,11 @@ Action add_exec_command(CLI::App& app) {
   cmd->add_option("--fail-at", a->fail_at,
                   "RANK:OP_NAME: make that rank fail when it starts that op in the first measured iteration (tests "
                   "the job-wide abort: exit status 4)");
+  cmd->add_option("--timeout", a->timeout,
+                  "seconds a rank may go without progress (no op of its role ends, no step passes) before the job is "
+                  "ended with exit status 4, naming the rank and the ops it waits on; 0: never (default: 20 x the "
+                  "analytical model's iteration time on --machine, at least 60 s; 600 s when it cannot predict it)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag(
       "--verify", a->verify,
       "instead of timing: run the distributed layers (1-D MLP, 3-D FC layers, pipeline stages) with real data "

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -16,6 +17,7 @@
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
 #include "exec/verify.hpp"
+#include "exec/watchdog.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/op_walker.hpp"
 
@@ -66,14 +68,23 @@ std::vector<pw::OpEvent> gather(const std::vector<pw::OpEvent>& mine) {
   return out;
 }
 
-// One measured iteration of `program` on this rank with the CPU backend.
+// One measured iteration of `program` on this rank with the CPU backend, watched by a watchdog that
+// must stay quiet: it is told every barrier, iteration and wait.
 px::RankResult run_cpu(const pw::Program& program, int warmup) {
+  std::atomic<bool> expired{false};
+  std::string said;
+  px::Watchdog watchdog(program, world_rank(), 120, [&](const std::string& m) {
+    said = m;
+    expired = true;
+  });
   auto backend = px::make_backend("cpu");
   backend->prepare(program, world_rank());
   px::ExecOptions options;
   options.iterations = 1;
   options.warmup = warmup;
-  return px::run_rank(program, world_rank(), *backend, options);
+  auto result = px::run_rank(program, world_rank(), *backend, options, &watchdog);
+  EXPECT_FALSE(expired.load()) << said;
+  return result;
 }
 
 TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
