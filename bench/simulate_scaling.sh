@@ -1,6 +1,8 @@
 #!/bin/bash
 # Benchmark: how the cost of `paratwin simulate` (default settings: fidelity chosen by size) grows
-# with ranks. GPT-80B with the 4-D configuration of workloads/examples/gpt-80b-frontier-8192.json
+# with ranks. First, what any run costs before it simulates much: the peak RSS of `paratwin --version`
+# and of a 2-rank simulate (workloads/examples/tiny-dp.json on localhost; target: at most 60 MB).
+# Then GPT-80B with the 4-D configuration of workloads/examples/gpt-80b-frontier-8192.json
 # (x=4, y=2, z=8), weak-scaled over data parallelism: 64 GCDs per replica, 16 sequences per replica;
 # then GPT-320B on 32,768 GCDs (workloads/examples/gpt-320b-frontier-32768.json). Prints one row per
 # run: wall seconds, peak RSS, SimGrid actors, SimGrid transfers, the device-to-device transfers they
@@ -15,6 +17,11 @@ runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(1024 2048 4096 8192 16384 32768 gpt-320b)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Start-up: every process maps the libraries paratwin links (SimGrid, MPI, BLAS), whatever it does.
+peak_rss() { /usr/bin/time -f '%M' -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  echo "$(($(cat "$work/time") / 1024))"; }
+echo "peak RSS: paratwin --version $(peak_rss "$paratwin" --version) MiB, 2-rank simulate" \
+  "$(peak_rss "$paratwin" simulate -w "$root/workloads/examples/tiny-dp.json" -m localhost --no-progress) MiB"
 printf '%-9s %8s %8s %9s %10s %8s %10s %12s %14s\n' model ranks nodes "wall [s]" "RSS [MiB]" actors flows transfers \
   "predicted [s]"
 for run in "${runs[@]}"; do

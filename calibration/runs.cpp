@@ -1,5 +1,6 @@
 #include "calibration/runs.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -77,6 +78,11 @@ Comparison run_comparison(const Launch& launch, const CompareJob& job,
   exec.insert(exec.end(), {"exec", "--workload", job.workload, "--machine", launch.machine, "--backend", launch.backend,
                            "--iterations", std::to_string(job.iterations), "--warmup", std::to_string(job.warmup),
                            "--json", file("measured.json"), "--trace", file("measured-trace.json")});
+  if (launch.timeout >= 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", launch.timeout);
+    exec.insert(exec.end(), {"--timeout", seconds});
+  }
   run_or_throw(exec, file("exec.log"), "executing " + job.workload + " on " + std::to_string(job.ranks) + " ranks");
   run_or_throw({launch.paratwin, "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile",
                 job.profile, "--json", file("predicted.json"), "--trace", file("predicted-trace.json")},

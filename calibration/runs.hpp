@@ -16,6 +16,7 @@ struct Launch {
   std::string paratwin = "paratwin";  // the executable whose subcommands run (the CLI gives itself)
   std::string machine = "localhost";
   std::string backend = "cpu";
+  double timeout = -1;  // exec's --timeout (seconds without progress); negative: exec's own default
 };
 
 // "mpirun --oversubscribe" → its words; throws InputError (naming --mpirun) when empty.

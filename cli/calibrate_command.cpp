@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro.hpp"
@@ -13,6 +15,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/text_file.hpp"
+#include "exec/backend.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -58,7 +61,12 @@ int micro(const CalibrateArgs& a) {
       throw InputError("mpirun -np",
                        "= " + std::to_string(size) + ": use 1, 2 or an even number of ranks (groups of 2 and of all)");
     const auto machine = topology::resolve_machine(a.machine);
-    auto backend = exec::make_backend(a.backend);
+    std::unique_ptr<exec::Backend> backend;
+    try {
+      backend = exec::make_backend(a.backend);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--backend", e.what());
+    }
     calibration::MicroOptions options;
     options.quick = a.quick;
     options.repeats = a.repeats;
@@ -69,7 +77,9 @@ int micro(const CalibrateArgs& a) {
   } catch (const std::exception& e) {
     if (rank == 0) std::cerr << "paratwin: error: " << e.what() << "\n";
     MPI_Finalize();
-    return dynamic_cast<const InputError*>(&e) ? kExitBadInput : 1;
+    // Bad input; a bug; otherwise the measurement failed on this host (no GPU, its plugin, MPI).
+    if (dynamic_cast<const InputError*>(&e)) return kExitBadInput;
+    return dynamic_cast<const std::logic_error*>(&e) ? 1 : kExitJobFailed;
   }
   if (rank == 0)
     std::printf("calibrated %s with the %s backend on %d ranks -> %s\n%s", a.machine.c_str(), a.backend.c_str(), size,
@@ -130,6 +140,8 @@ Action add_calibrate_command(CLI::App& app) {
       ->capture_default_str();
   compare->add_option("--out,-o", c->job.out, "report folder (default: calibration-WORKLOAD)");
   compare->add_option("--mpirun", c->launcher, "the launcher, before -np")->capture_default_str();
+  compare->add_option("--timeout", c->launch.timeout, "exec's --timeout: seconds a rank may go without progress")
+      ->check(CLI::NonNegativeNumber);
 
   auto s = std::make_shared<SuiteArgs>();
   CLI::App* suite = cmd->add_subcommand(
@@ -140,6 +152,10 @@ Action add_calibrate_command(CLI::App& app) {
   suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
   suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");
   suite->add_option("--mpirun", s->launcher, "the launcher, before -np")->capture_default_str();
+  suite
+      ->add_option("--timeout", s->timeout,
+                   "exec's --timeout for every workload: seconds a rank may go without progress")
+      ->check(CLI::NonNegativeNumber);
   return [a, c, compare, s, suite, r, refit_cmd]() -> int {
     if (refit_cmd->parsed()) return refit(*r);
     if (compare->parsed()) return calibrate_compare(*c);

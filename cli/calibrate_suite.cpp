@@ -81,6 +81,7 @@ int calibrate_suite(const SuiteArgs& a) {
   launch.paratwin = self_executable();
   launch.machine = suite.machine;
   launch.backend = suite.backend;
+  launch.timeout = a.timeout;
   const fs::path out = a.out.empty() ? fs::path("results/calibration") / suite.name : fs::path(a.out);
   const auto counts = suite.rank_counts();
   const size_t steps = counts.size() + suite.entries.size();

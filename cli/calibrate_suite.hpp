@@ -19,6 +19,7 @@ struct SuiteArgs {
   std::string file;
   std::string out;  // default: results/calibration/<suite name>
   std::string launcher = "mpirun --oversubscribe";
+  double timeout = -1;  // exec's --timeout; negative: its default
 };
 // `paratwin calibrate suite`: profiles for every rank count, then every workload compared; the report
 // (README.md, CSVs, plots) in `out`. Exit status 0 when every prediction is within the suite's

@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -9,8 +10,11 @@
 #include "common/text_file.hpp"
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
+#include "exec/fault_injection.hpp"
 #include "exec/verify.hpp"
+#include "exec/watchdog.hpp"
 #include "predict/measured_run.hpp"
+#include "predict/predict.hpp"
 #include "predict/run_summary.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
@@ -29,6 +33,7 @@ struct ExecArgs {
   std::string trace;
   std::string json;
   std::string fail_at;
+  double timeout = -1;  // seconds without progress; negative: exec::default_timeout
   bool verify = false;
 };
 
@@ -55,11 +60,36 @@ std::vector<double> gather(const std::vector<double>& mine, int rank, int size, 
 }
 
 // A failure only some ranks see (a bad file is seen by all; a workspace too large by one): every rank
-// learns whether any failed, so that none waits in a collective the others never reach.
-bool any_failed(bool failed) {
-  int mine = failed ? 1 : 0, any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any != 0;
+// learns the worst exit status, so that none waits in a collective the others never reach.
+int agreed(int code) {
+  int worst = 0;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
+// One line on stderr in one write: the ranks of a job share the terminal, and cerr writes each piece
+// at once.
+void error_line(const std::string& message) {
+  std::cerr << ("paratwin: error: " + message + "\n") << std::flush;
+}
+
+// One failing rank ends the whole job: the others wait in collectives it will never join.
+[[noreturn]] void abort_job(const std::string& message) {
+  error_line(message + "; aborting the job");
+  MPI_Abort(MPI_COMM_WORLD, kExitJobFailed);
+  std::_Exit(kExitJobFailed);  // MPI_Abort does not return; this says so to the compiler
+}
+
+// The analytical model's iteration time for the workload on the machine, from which the watchdog's
+// default timeout is derived; 0 when it cannot predict it (a machine with too few devices, say).
+double predicted_iteration(const workloads::Workload& w, const topology::Machine& machine) {
+  try {
+    predict::PointOptions options;
+    options.model = predict::Model::analytical;
+    return predict::predict(w, machine, options).iteration_seconds;
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 // --verify: real data through the distributed layers against a single-rank reference.
@@ -69,8 +99,7 @@ int verify(const workloads::Workload& w, const workloads::Program& program, int 
   try {
     checks = exec::verify(w, program, rank);
   } catch (const std::exception& e) {
-    std::cerr << "paratwin: error: rank " << rank << ": " << e.what() << "; aborting the job\n" << std::flush;
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_job("rank " + std::to_string(rank) + ": " + e.what());
   }
   bool ok = !checks.empty();
   for (const auto& c : checks) ok = ok && c.ok();
@@ -87,8 +116,7 @@ int verify(const workloads::Workload& w, const workloads::Program& program, int 
         std::printf("  %s  %-62s max relative error %.2e\n", c.ok() ? "ok  " : "FAIL", c.what.c_str(), c.error);
     }
   }
-  MPI_Finalize();
-  return ok ? 0 : 1;
+  return ok ? 0 : kExitSomeFailed;
 }
 
 int run(const ExecArgs& a) {
@@ -97,15 +125,20 @@ int run(const ExecArgs& a) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const auto fail = [&](const std::string& message, int code) {
-    if (rank == 0 || code == 1)
-      std::cerr << "paratwin: error: " << (rank == 0 ? "" : "rank " + std::to_string(rank) + ": ") << message << "\n";
+  std::unique_ptr<exec::Watchdog> watchdog;
+  const auto finish = [&](int code) {
+    if (watchdog) watchdog->step("MPI_Finalize at the end of the job");
     MPI_Finalize();
+    watchdog.reset();
     return code;
+  };
+  const auto fail = [&](const std::string& message, int code) {
+    if (rank == 0 || code == 1) error_line((rank == 0 ? "" : "rank " + std::to_string(rank) + ": ") + message);
+    return finish(code);
   };
   if (provided < MPI_THREAD_MULTIPLE)
     return fail("the MPI library does not provide MPI_THREAD_MULTIPLE, which the CPU backend's progress thread needs",
-                2);
+                kExitJobFailed);
 
   // Input: every rank reads the same files, so every rank fails the same way; rank 0 says why.
   workloads::Workload w;
@@ -122,49 +155,75 @@ int run(const ExecArgs& a) {
     lo.devices_per_node = machine.devices_per_node();
     program = workloads::lower(w, lo);
     if (!a.fail_at.empty()) {
-      const auto colon = a.fail_at.find(':');
-      if (colon == std::string::npos || colon == 0)
-        throw InputError("--fail-at", "\"" + a.fail_at + "\": expected RANK:OP_NAME, e.g. 1:fc1.dgrad");
-      options.fail_rank = std::stoll(a.fail_at.substr(0, colon));
-      options.fail_op = a.fail_at.substr(colon + 1);
+      const exec::Fault fault = exec::parse_fault(a.fail_at, program);
+      options.fail_rank = fault.rank;
+      options.fail_op = fault.op;
     }
   } catch (const std::exception& e) {
-    return fail(e.what(), 2);
+    return fail(e.what(), kExitBadInput);
   }
   if (program.grid.size() != size)
     return fail(w.name + " has " + std::to_string(program.grid.size()) + " ranks but " + std::to_string(size) +
                     " MPI processes were started (run it with mpirun -np " + std::to_string(program.grid.size()) + ")",
-                2);
+                kExitBadInput);
   options.iterations = a.iterations;
   options.warmup = a.warmup;
-  if (a.verify) return verify(w, program, rank);
 
+  // From here on every rank waits on the others: a rank that stops making progress ends the job.
+  const double timeout = a.timeout >= 0 ? a.timeout : exec::default_timeout(predicted_iteration(w, machine));
+  watchdog = std::make_unique<exec::Watchdog>(program, rank, timeout, [](const std::string& message) {
+    error_line(message + "; ending the job");
+    MPI_Abort(MPI_COMM_WORLD, kExitJobFailed);
+  });
+  if (a.verify) {
+    watchdog->step("verify mode");
+    return finish(verify(w, program, rank));
+  }
+
+  // A backend name this build lacks is bad input; one that cannot run here (its plugin does not load,
+  // no GPU, too little memory) fails the job. Both are agreed on before the next collective step.
+  watchdog->step("loading the " + a.backend + " backend");
   std::unique_ptr<exec::Backend> backend;
   std::string problem;
+  int mine = 0;  // this rank's exit status; every rank ends with the worst
   try {
     backend = exec::make_backend(a.backend);
-    backend->prepare(program, rank);
+  } catch (const std::invalid_argument& e) {
+    problem = e.what();
+    mine = kExitBadInput;
   } catch (const std::exception& e) {
     problem = e.what();
+    mine = kExitJobFailed;
   }
-  if (any_failed(!problem.empty())) {
-    if (!problem.empty())
-      std::cerr << "paratwin: error: " << (problem.rfind("rank ", 0) == 0 ? "" : "rank " + std::to_string(rank) + ": ")
-                << problem << "\n";
+  int code = agreed(mine);
+  if (code == 0) {
+    watchdog->step("prepare (the " + a.backend + " backend's communicators and buffers)");
+    try {
+      backend->prepare(program, rank);
+    } catch (const std::exception& e) {
+      problem = e.what();
+      mine = kExitJobFailed;
+    }
+    code = agreed(mine);
+  }
+  if (code != 0) {
+    // A name this build lacks is the same on every rank: rank 0 says it once.
+    if (mine == kExitJobFailed)
+      error_line((problem.rfind("rank ", 0) == 0 ? "" : "rank " + std::to_string(rank) + ": ") + problem);
+    else if (mine == kExitBadInput && rank == 0)
+      error_line(problem);
     backend.reset();
-    MPI_Finalize();
-    return 2;
+    return finish(code);
   }
 
   exec::RankResult result;
   try {
-    result = exec::run_rank(program, rank, *backend, options);
+    result = exec::run_rank(program, rank, *backend, options, watchdog.get());
   } catch (const std::exception& e) {
-    // One rank failed mid-iteration: the others wait in collectives it will never join. End them all.
-    std::cerr << "paratwin: error: " << e.what() << "; aborting the job\n" << std::flush;
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_job(e.what());
   }
 
+  watchdog->step("gathering the measurements on rank 0");
   std::vector<int> offsets;
   const auto all = gather(predict::pack(measurement(result)), rank, size, offsets);
   backend.reset();
@@ -177,15 +236,13 @@ int run(const ExecArgs& a) {
       if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
       write_files_atomically(outputs);
     } catch (const std::exception& e) {
-      std::cerr << "paratwin: error: " << e.what() << "\n";
-      MPI_Finalize();
-      return 2;
+      error_line(e.what());
+      return finish(kExitBadInput);
     }
     std::printf("%s", predict::measured_heading(run, w.name, size, a.backend, a.warmup, machine.name).c_str());
     predict::print_summary(w, run.summary, "ran anyway");
   }
-  MPI_Finalize();
-  return 0;
+  return finish(0);
 }
 
 }  // namespace
@@ -211,11 +268,17 @@ Action add_exec_command(CLI::App& app) {
   cmd->add_option("--trace", a->trace, "write the last iteration's Chrome trace (every op of every rank) here");
   cmd->add_option("--json", a->json, "write the summary as JSON to this file");
   cmd->add_option("--fail-at", a->fail_at,
-                  "RANK:OP_NAME: make that rank fail when it starts that op (tests the job-wide abort)");
+                  "RANK:OP_NAME: make that rank fail when it starts that op in the first measured iteration (tests "
+                  "the job-wide abort: exit status 4)");
+  cmd->add_option("--timeout", a->timeout,
+                  "seconds a rank may go without progress (no op of its role ends, no step passes) before the job is "
+                  "ended with exit status 4, naming the rank and the ops it waits on; 0: never (default: 20 x the "
+                  "analytical model's iteration time on --machine, at least 60 s; 600 s when it cannot predict it)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag(
       "--verify", a->verify,
       "instead of timing: run the distributed layers (1-D MLP, 3-D FC layers, pipeline stages) with real data "
-      "and compare them with a single-rank reference; exit status 1 when one differs");
+      "and compare them with a single-rank reference; exit status 3 when one differs");
   return [a]() -> int { return run(*a); };
 }
 

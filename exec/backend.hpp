@@ -5,6 +5,7 @@
 // the op's stream and reports when it ended. Times are seconds on the backend's clock (see now()).
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,27 @@ class Backend {
   virtual void drain() = 0;
 };
 
+// A backend this build has that cannot run on this host: its plugin is missing or does not load (a
+// library it needs is absent). The CLI ends with the status of a job that failed, not of bad input.
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Backends by name: "cpu" (always), "cuda" (when built with CUDA, NCCL and cuBLAS). Throws
-// std::invalid_argument naming the backends this build has.
+// std::invalid_argument naming the backends this build has, and BackendUnavailable when "cuda"'s
+// plugin cannot be loaded.
 std::unique_ptr<Backend> make_backend(const std::string& name);
 std::vector<std::string> backend_names();
+
+// The GPU backend lives in a plugin, libparatwin_cuda.so, so that only `--backend cuda` pays for
+// loading CUDA, cuBLAS and NCCL (about 200 MB of every process's memory otherwise). It is looked for
+// beside the running executable; this variable names another file.
+constexpr const char* kCudaPluginEnv = "PARATWIN_CUDA_PLUGIN";
+constexpr const char* kCudaPluginFile = "libparatwin_cuda.so";
+// The plugin's one entry point. Its name carries the version of the interface between the executable
+// and the plugin (Backend, Program): a plugin built from other sources is refused, not called.
+constexpr const char* kCudaPluginFactory = "paratwin_make_cuda_backend_v1";
+using CudaPluginFactory = Backend* (*)();
 
 }  // namespace paratwin::exec

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "exec/op_text.hpp"
 #include "workloads/op_walker.hpp"
 
 namespace paratwin::exec {
@@ -15,18 +16,13 @@ using workloads::Op;
 constexpr int kStreams = workloads::kStreams;
 
 std::string describe(const workloads::Program& program, int64_t rank, const Op& op, uint32_t index) {
-  std::string s = "rank " + std::to_string(rank) + ", op " + std::to_string(index) + " \"" + op.name + "\" (" +
-                  workloads::to_string(op.kind) + ", " + workloads::to_string(op.phase);
-  if (op.layer >= 0) s += ", layer " + std::to_string(op.layer);
-  if (op.micro_batch >= 0) s += ", micro-batch " + std::to_string(op.micro_batch);
-  if (workloads::is_collective(op.kind)) s += ", group " + program.grid.mask_name(op.group);
-  return s + ")";
+  return "rank " + std::to_string(rank) + ", " + describe_op(program, op, index);
 }
 
 class Iteration {
  public:
   Iteration(const workloads::Program& program, int64_t rank, Backend& backend, const ExecOptions& options,
-            bool measured, bool inject)
+            bool measured, bool inject, Watchdog* watchdog)
       : program_(program),
         rank_(rank),
         role_(program.roles[static_cast<size_t>(program.role_of(rank))]),
@@ -34,6 +30,7 @@ class Iteration {
         options_(options),
         measured_(measured),
         inject_(inject),
+        watchdog_(watchdog),
         t0_(backend.now()),
         walker_(role_, t0_) {}
 
@@ -44,6 +41,7 @@ class Iteration {
       bool any = false;
       for (int s = 0; s < kStreams; ++s) any = any || walker_.busy(s);
       if (!any) throw ExecError("rank " + std::to_string(rank_) + " is stuck: no op can start");
+      if (watchdog_) tell_watchdog();
       for (const Finished& f : backend_.wait()) finish(f);
     }
     double last = t0_;
@@ -60,6 +58,14 @@ class Iteration {
   }
 
  private:
+  // The ops this rank now waits on: those running at the head of each stream.
+  void tell_watchdog() {
+    in_flight_.clear();
+    for (int s = 0; s < kStreams; ++s)
+      if (walker_.busy(s)) in_flight_.push_back(walker_.stream(s)[walker_.head(s)]);
+    watchdog_->waiting(in_flight_);
+  }
+
   void start(uint32_t i) {
     const Op& op = role_.ops[i];
     if (inject_ && rank_ == options_.fail_rank && op.name == options_.fail_op)
@@ -95,6 +101,8 @@ class Iteration {
   Backend& backend_;
   const ExecOptions& options_;
   bool measured_, inject_;
+  Watchdog* watchdog_;
+  std::vector<uint32_t> in_flight_;
   double t0_;
   workloads::OpWalker walker_;
   std::vector<workloads::OpEvent> events_;
@@ -103,12 +111,19 @@ class Iteration {
 
 }  // namespace
 
-RankResult run_rank(const workloads::Program& program, int64_t rank, Backend& backend, const ExecOptions& options) {
+RankResult run_rank(const workloads::Program& program, int64_t rank, Backend& backend, const ExecOptions& options,
+                    Watchdog* watchdog) {
   RankResult out;
   for (int k = 0; k < options.warmup + options.iterations; ++k) {
     const bool measured = k >= options.warmup;
+    const std::string name =
+        measured ? "measured iteration " + std::to_string(k - options.warmup + 1) + " of " +
+                       std::to_string(options.iterations)
+                 : "warm-up iteration " + std::to_string(k + 1) + " of " + std::to_string(options.warmup);
+    if (watchdog) watchdog->step("the barrier that starts " + name);
     MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the iteration together: the trace's common origin
-    Iteration it(program, rank, backend, options, measured, k == options.warmup);
+    if (watchdog) watchdog->step(name);
+    Iteration it(program, rank, backend, options, measured, k == options.warmup, watchdog);
     const double span = it.run(out);
     backend.drain();
     if (measured) out.iterations.push_back(span);

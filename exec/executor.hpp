@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/backend.hpp"
+#include "exec/watchdog.hpp"
 #include "workloads/op_walker.hpp"
 #include "workloads/trace.hpp"
 
@@ -48,7 +49,9 @@ struct RankResult {
 
 // Runs `rank`'s role of `program` (MPI_COMM_WORLD rank == Program rank; MPI initialised with
 // MPI_THREAD_MULTIPLE; backend.prepare already called). Collective over MPI_COMM_WORLD (a barrier
-// starts each iteration). Throws ExecError naming the rank and op when one fails.
-RankResult run_rank(const workloads::Program& program, int64_t rank, Backend& backend, const ExecOptions& options);
+// starts each iteration). Throws ExecError naming the rank and op when one fails. A watchdog, when
+// given, is told each iteration and barrier and, before each wait, the ops in flight.
+RankResult run_rank(const workloads::Program& program, int64_t rank, Backend& backend, const ExecOptions& options,
+                    Watchdog* watchdog = nullptr);
 
 }  // namespace paratwin::exec

@@ -6,6 +6,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -15,6 +17,7 @@
 #include "exec/backend.hpp"
 #include "exec/executor.hpp"
 #include "exec/verify.hpp"
+#include "exec/watchdog.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/op_walker.hpp"
 
@@ -65,14 +68,23 @@ std::vector<pw::OpEvent> gather(const std::vector<pw::OpEvent>& mine) {
   return out;
 }
 
-// One measured iteration of `program` on this rank with the CPU backend.
+// One measured iteration of `program` on this rank with the CPU backend, watched by a watchdog that
+// must stay quiet: it is told every barrier, iteration and wait.
 px::RankResult run_cpu(const pw::Program& program, int warmup) {
+  std::atomic<bool> expired{false};
+  std::string said;
+  px::Watchdog watchdog(program, world_rank(), 120, [&](const std::string& m) {
+    said = m;
+    expired = true;
+  });
   auto backend = px::make_backend("cpu");
   backend->prepare(program, world_rank());
   px::ExecOptions options;
   options.iterations = 1;
   options.warmup = warmup;
-  return px::run_rank(program, world_rank(), *backend, options);
+  auto result = px::run_rank(program, world_rank(), *backend, options, &watchdog);
+  EXPECT_FALSE(expired.load()) << said;
+  return result;
 }
 
 TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
@@ -124,6 +136,35 @@ TEST(Executor, ScaledDownWorkloadsRunEveryOpInDependencyOrder) {
     std::printf("%s: %lld ranks, %zu ops measured, iteration %.4g s\n", file.c_str(),
                 static_cast<long long>(program.grid.size()), events.size(), result.iterations[0]);
   }
+}
+
+// "cuda" is a plugin: a build with it loads it (here from a file that is missing: BackendUnavailable,
+// naming the file); a build without it names the backends it has.
+TEST(Backends, CudaIsAPluginOrNotBuilt) {
+  const auto names = px::backend_names();
+  if (std::find(names.begin(), names.end(), "cuda") == names.end()) {
+    try {
+      px::make_backend("cuda");
+      ADD_FAILURE() << "a build without CUDA made a cuda backend";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("(available: cpu)"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  const char* before = std::getenv(px::kCudaPluginEnv);
+  const std::string saved = before ? before : "";
+  setenv(px::kCudaPluginEnv, "/nonexistent/libparatwin_cuda.so", 1);
+  try {
+    px::make_backend("cuda");
+    ADD_FAILURE() << "a missing plugin made a cuda backend";
+  } catch (const px::BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libparatwin_cuda.so does not exist"), std::string::npos)
+        << e.what();
+  }
+  if (before)
+    setenv(px::kCudaPluginEnv, saved.c_str(), 1);
+  else
+    unsetenv(px::kCudaPluginEnv);
 }
 
 // OAR/ORS/OAG: a collective issued on a communication stream runs while the same rank computes.
