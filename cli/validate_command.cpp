@@ -97,8 +97,8 @@ int run_fit(const ValidateArgs& a) {
 
 int run_validate(const ValidateArgs& a) {
   if (a.fit) return run_fit(a);
-  prepare_output_folder(a.out, "--out");
   const auto suites = selected_suites(a.common);
+  prepare_output_folder(a.out, "--out");  // inputs first: a bad one leaves no folder behind
   const auto gpus = predict::point_gpus(suites);
   const auto tasks = predict::reference_tasks(suites, gpus, a.model, a.simulate_up_to);
   auto options = reference_options(a.common);
@@ -145,8 +145,8 @@ struct BaselineArgs {
 };
 
 int run_baseline(const BaselineArgs& a) {
-  if (a.options.update) prepare_output_folder(a.options.dir, "--baselines");
   const auto suites = selected_suites(a.common);
+  if (a.options.update) prepare_output_folder(a.options.dir, "--baselines");
   if (a.options.update)
     for (const auto& suite : suites) check_output_file(predict::baseline_file(a.options.dir, suite.name));
   const auto gpus = predict::point_gpus(suites);
