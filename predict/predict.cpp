@@ -61,7 +61,8 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   for (const auto& [kind, algorithm] : algorithms) {
     bool used = false;
     for (const auto& role : program.roles)
-      used = used || std::any_of(role.ops.begin(), role.ops.end(), [&](const auto& op) { return op.kind == kind; });
+      // A copy: clang before 16 (the fuzz build's) cannot capture a structured binding.
+      used = used || std::any_of(role.ops.begin(), role.ops.end(), [k = kind](const auto& op) { return op.kind == k; });
     if (used) continue;
     warnings.push_back(std::string("--algorithm ") + workloads::to_string(kind) + "=" + sim::to_string(algorithm) +
                        ": the workload has no " + workloads::to_string(kind) + " collectives");

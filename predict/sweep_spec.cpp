@@ -85,7 +85,11 @@ const char* to_string(ConfigurationMode c) {
 }
 
 SweepSpec load_sweep_spec(const std::string& path) {
-  const nlohmann::json doc = parse_json<InputError>(read_text_file<InputError>(path), path);
+  return parse_sweep_spec(read_text_file<InputError>(path), path);
+}
+
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
+  const nlohmann::json doc = parse_json<InputError>(text, path);
   SweepSpec s;
   s.file = path;
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();

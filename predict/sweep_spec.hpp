@@ -49,6 +49,9 @@ struct SweepSpec {
 // and machine (it must be valid) that the spec names, but does not validate workloads: a workload
 // that fails to parse is a failing point of the sweep, not an error of the spec.
 SweepSpec load_sweep_spec(const std::string& path);
+// The same for a spec's text: `path` is where it stands (its folder resolves the paths in it) and what
+// errors name.
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& path);
 
 const char* to_string(Scaling s);
 const char* to_string(ConfigurationMode c);

@@ -2,7 +2,7 @@
 # Configures and builds paratwin. Usage: scripts/build.sh [release|sanitize|fuzz]
 #   release   (default) everything, in build/
 #   sanitize  libraries and unit tests with ASan + UBSan, in build-sanitize/
-#   fuzz      the libFuzzer targets with clang, in build-fuzz/
+#   fuzz      the libFuzzer targets (workload, machine and sweep-spec readers) with clang, in build-fuzz/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-release}
@@ -16,6 +16,6 @@ case $kind in
     cmake --build build-sanitize -j"$jobs" --target unit_tests exec_unit_tests topology_unit_tests sim_unit_tests calibration_unit_tests predict_unit_tests ;;
   fuzz)
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARATWIN_FUZZ=ON -DPARATWIN_UNIT_ONLY=ON
-    cmake --build build-fuzz -j"$jobs" --target fuzz_workload ;;
+    cmake --build build-fuzz -j"$jobs" --target fuzz_workload fuzz_machine fuzz_sweep_spec ;;
   *) echo "usage: $0 [release|sanitize|fuzz]" >&2; exit 2 ;;
 esac

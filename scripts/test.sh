@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian machine: install dependencies, build, and pass every test —
 # the unit and end-to-end suites, the unit tests again under ASan + UBSan, and a bounded libFuzzer
-# run of the workload loader. Usage: scripts/test.sh [--quick]   (--quick: the first suite only)
+# run of each input reader (workload, machine, sweep spec; PARATWIN_FUZZ_SECONDS each, default 50).
+# Usage: scripts/test.sh [--quick]   (--quick: the first suite only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
-fuzz_seconds=${PARATWIN_FUZZ_SECONDS:-60}
+fuzz_seconds=${PARATWIN_FUZZ_SECONDS:-50}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 passed=0
@@ -38,13 +39,17 @@ scripts/build.sh sanitize
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_ctest build-sanitize ctest -j"$jobs" -L unit --timeout 600
 
-echo "== libFuzzer: workload loader and validator, ${fuzz_seconds} s =="
 scripts/build.sh fuzz
-fuzz_log=build-fuzz/fuzz.log
-if ! tests/fuzz/run_fuzz.sh "$fuzz_seconds" build-fuzz/tests/fuzz/fuzz_workload > "$fuzz_log" 2>&1; then
-  tail -n 60 "$fuzz_log"
-  exit 1
-fi
-grep -E "^(Done|stat::)" "$fuzz_log" || true
-passed=$((passed + 1))
+echo "== libFuzzer targets' seeds =="
+run_ctest build-fuzz ctest -L fuzz --timeout 300
+for target in workload machine sweep_spec; do
+  echo "== libFuzzer: $target reader, ${fuzz_seconds} s =="
+  fuzz_log=build-fuzz/fuzz-$target.log
+  if ! tests/fuzz/run_fuzz.sh "$target" "$fuzz_seconds" > "$fuzz_log" 2>&1; then
+    tail -n 60 "$fuzz_log"
+    exit 1
+  fi
+  grep -E "^(Done|stat::|run_fuzz.sh:)" "$fuzz_log" || true
+  passed=$((passed + 1))
+done
 echo "paratwin: $passed passed, 0 failed"

@@ -9,7 +9,9 @@
 
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "common/report_text.hpp"
 #include "topology/machine.hpp"
+#include "topology/machine_size.hpp"
 
 namespace paratwin::topology {
 
@@ -20,6 +22,24 @@ constexpr double kUs = 1e-6;
 constexpr double kTera = 1e12;
 const char* const kFormatDoc = "topology/README.md";
 const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "tf32", "fp64"};
+
+// What the simulator can hold. Every direction of every link is one SimGrid link of the platform, about
+// 600 bytes and 5 us to build (bench_platform: the whole of Frontier, 626,748 links, 474 MiB and 4 s;
+// 1,059,876 links, 639 MiB and 4-7 s): 2^22 links are 2.5 GB and half a minute, more than six
+// Frontiers. The network's links are built for every simulation, whatever its slice of the nodes.
+constexpr double kMaxSimGridLinks = 1 << 22;
+// The node's route table: Dijkstra from every device and NIC over every endpoint and link, and the
+// hops of a route between every two devices and NICs (a ring of 1,024 devices would hold 2^28 of
+// them, 2 GB).
+constexpr double kMaxNodeEndpoints = 2048;
+constexpr double kMaxNodeLinks = 8192;
+constexpr double kMaxRouteHops = 1 << 24;
+
+// A count for a message: exact while it is one, else in scientific notation (a malformed fat tree's
+// product of radices may exceed int64).
+std::string count_text(double n) {
+  return n < 9e18 ? std::to_string(static_cast<int64_t>(n)) : printed("%.3g", n);
+}
 
 // "source" and "note" may annotate any object: provenance stays in the file, next to the value.
 std::string annotations(JsonReader& r) {
@@ -118,6 +138,61 @@ void check_connected(JsonReader& r, const NodeSpec& n) {
              "NIC \"" + n.nics[k].name + "\" is not connected to the devices by any link");
 }
 
+// The hops of the routes between every two devices and NICs, by a breadth-first search from each: the
+// Topology's routes take the fewest hops (its link weights prefer wide links only among those).
+double route_hops(const NodeSpec& n) {
+  std::map<std::string, size_t> index;
+  for (int64_t i = 0; i < n.device.count; ++i) index.emplace(device_endpoint(i), index.size());
+  for (const auto& nic : n.nics) index.emplace(nic.name, index.size());
+  const size_t sources = index.size();
+  for (const auto& router : n.routers) index.emplace(router, index.size());
+  std::vector<std::vector<size_t>> adjacent(index.size());
+  for (const auto& l : n.links) {
+    adjacent[index.at(l.a)].push_back(index.at(l.b));
+    adjacent[index.at(l.b)].push_back(index.at(l.a));
+  }
+  double hops = 0;
+  std::vector<int64_t> distance;
+  std::deque<size_t> todo;
+  for (size_t src = 0; src < sources; ++src) {
+    distance.assign(index.size(), -1);
+    distance[src] = 0;
+    todo.assign(1, src);
+    while (!todo.empty()) {
+      const size_t e = todo.front();
+      todo.pop_front();
+      if (e < sources) hops += static_cast<double>(distance[e]);
+      for (size_t next : adjacent[e])
+        if (distance[next] < 0) {
+          distance[next] = distance[e] + 1;
+          todo.push_back(next);
+        }
+    }
+  }
+  return hops;
+}
+
+// The Topology computes shortest paths from every device and NIC of the node and keeps a route between
+// every two of them: bounded here so that routing a node takes seconds and megabytes, not hours.
+void check_route_table(JsonReader& r, const NodeSpec& n) {
+  const MachineSize size = machine_size(n, NetworkSpec{});
+  if (size.endpoints > kMaxNodeEndpoints)
+    r.fail(n.routers.size() > n.nics.size() ? "routers" : "nics",
+           "make the node " + count_text(size.endpoints) + " endpoints (" + std::to_string(n.device.count) +
+               " devices, " + std::to_string(n.nics.size()) + " NICs, " + std::to_string(n.routers.size()) +
+               " routers), more than the " + count_text(kMaxNodeEndpoints) +
+               " a node may have (routing searches them all from every device and NIC)");
+  if (size.node_links > kMaxNodeLinks)
+    r.fail("links", "has " + count_text(size.node_links) + " links, more than the " + count_text(kMaxNodeLinks) +
+                        " a node may have (routing searches them all from every device and NIC)");
+  const double hops = route_hops(n);
+  if (hops > kMaxRouteHops)
+    r.fail("links", "give routes of " + count_text(hops) +
+                        " hops in all between every two devices and NICs of the node, more than the " +
+                        count_text(kMaxRouteHops) +
+                        " the node's route table may hold: connect them through fewer hops (a switch or router)");
+}
+
 NodeSpec read_node(JsonReader r) {
   NodeSpec n;
   n.device = read_device(r.object("device"));
@@ -181,7 +256,37 @@ NodeSpec read_node(JsonReader r) {
   annotations(r);
   r.finish();
   if (n.device.count > 1 || !n.nics.empty()) check_connected(r, n);
+  check_route_table(r, n);
   return n;
+}
+
+// Every simulation builds the whole network (its switches' links) and the links of the nodes it runs
+// on; `paratwin machine show` builds the whole machine. Both must fit in what SimGrid and memory hold.
+void check_platform_size(JsonReader& r, const NodeSpec& node, const NetworkSpec& net) {
+  const MachineSize size = machine_size(node, net);
+  const std::string limit =
+      ", more than the " + count_text(kMaxSimGridLinks) +
+      " SimGrid links (one per direction of a link, about 600 bytes each) this simulator can hold";
+  if (size.network_resources > kMaxSimGridLinks) {
+    if (net.kind == NetworkKind::dragonfly) {
+      const auto& df = net.dragonfly;
+      const double g = static_cast<double>(df.groups), sw = static_cast<double>(df.switches_per_group);
+      const double global = g * (g - 1) / 2 * static_cast<double>(df.global_links_per_pair);
+      const double local = g * sw * (sw - 1) / 2;
+      r.fail(global >= local ? "dragonfly.groups" : "dragonfly.switches_per_group",
+             "= " + std::to_string(global >= local ? df.groups : df.switches_per_group) + " makes " +
+                 count_text(size.network_resources) + " network links (both directions of " + count_text(global) +
+                 " global links, groups × (groups − 1) / 2 × global_links_per_pair, and " + count_text(local) +
+                 " local ones, groups × switches_per_group × (switches_per_group − 1) / 2)" + limit);
+    }
+    r.fail("fat_tree.up", "and \"down\" make a tree of " + count_text(size.network_resources / 2) + " links, " +
+                              count_text(size.network_resources) + " in both directions" + limit);
+  }
+  const double total = size.resources(static_cast<double>(net.nodes));
+  if (total > kMaxSimGridLinks)
+    r.fail("nodes", "= " + std::to_string(net.nodes) + " nodes of " + count_text(size.node_resources) +
+                        " link directions each and " + count_text(size.network_resources) +
+                        " in the network make the whole machine " + count_text(total) + " SimGrid links" + limit);
 }
 
 NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
@@ -246,6 +351,7 @@ NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
     r.fail("fat_tree", "applies only to topology \"fat_tree\"");
   }
   r.finish();
+  check_platform_size(r, node, net);
   return net;
 }
 

@@ -50,14 +50,15 @@ void Topology::build_node_routes() {
     const auto& l = n.links[k];
     boost::add_edge(index[l.a], index[l.b], {1.0 + 1e-3 * widest / l.bandwidth, static_cast<int>(k)}, g);
   }
-  const size_t E = endpoint_names_.size();
-  node_routes_.assign(E, std::vector<NodeRoute>(E));
+  // Routes start and end at devices and NICs only (the first endpoints): routers are passed through.
+  const size_t E = endpoint_names_.size(), ends = static_cast<size_t>(n.device.count) + n.nics.size();
+  node_routes_.assign(ends, std::vector<NodeRoute>(ends));
   const auto link_of = boost::get(boost::edge_index, g);
-  for (size_t src = 0; src < E; ++src) {
+  for (size_t src = 0; src < ends; ++src) {
     std::vector<size_t> pred(E);
     std::vector<double> dist(E);
     boost::dijkstra_shortest_paths(g, src, boost::predecessor_map(pred.data()).distance_map(dist.data()));
-    for (size_t dst = 0; dst < E; ++dst) {
+    for (size_t dst = 0; dst < ends; ++dst) {
       if (dst == src || pred[dst] == dst) continue;  // itself, or unreachable
       NodeRoute& r = node_routes_[src][dst];
       for (size_t v = dst; v != src; v = pred[v]) {

@@ -91,7 +91,7 @@ class Topology {
   Machine machine_;
   TopologyOptions options_;
   std::vector<std::string> endpoint_names_;          // devices first, then NICs, then routers
-  std::vector<std::vector<NodeRoute>> node_routes_;  // [from endpoint][to endpoint]
+  std::vector<std::vector<NodeRoute>> node_routes_;  // [from][to], devices and NICs
   std::vector<Resource> resources_;
   uint32_t injection_base_ = 0, network_base_ = 0;
   // Dragonfly bookkeeping.

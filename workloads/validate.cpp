@@ -6,6 +6,7 @@
 
 #include "workloads/error.hpp"
 #include "workloads/grid.hpp"
+#include "workloads/program_size.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::workloads {
@@ -32,7 +33,9 @@ void require(bool ok, const std::string& path, const std::string& message) {
 
 // Limits that keep lowering bounded in time and memory; beyond them a description is a mistake.
 constexpr int64_t kMaxRanks = int64_t{1} << 22;
-constexpr double kMaxOpsPerRole = 5e7;
+// 2.5 × 10^7 ops take about 7.5 GB to lower and check (and a simulation as much), a third of a
+// 24 GB workstation; the largest shipped example has 4.4 × 10^6.
+constexpr double kMaxProgramOps = 2.5e7;
 
 void validate_model(const ModelConfig& m) {
   require_divides({"model.heads", m.heads}, {"model.hidden", m.hidden});
@@ -170,6 +173,32 @@ void validate_optimizations(const Workload& w) {
           "needs megatron tensor parallelism (size > 1) and more than one pipeline stage");
 }
 
+std::string gigabytes(double bytes) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << bytes / 1e9 << " GB";
+  return s.str();
+}
+
+// Before lowering allocates anything: the estimate names the factor that dominates it.
+void validate_program_size(const Workload& w) {
+  const ProgramSize size = estimate_program_size(w);
+  if (size.ops <= kMaxProgramOps) return;
+  const int64_t m = w.micro_batches();
+  const bool by_layers = w.model.layers >= m;
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(0);
+  const std::string micro_batches = std::to_string(m) + (m == 1 ? " micro-batch" : " micro-batches");
+  if (by_layers)
+    s << "= " << w.model.layers << " layers with " << micro_batches << " per iteration make";
+  else
+    s << "= " << w.training.global_batch << " makes " << micro_batches
+      << " per iteration (global_batch / (data replicas × micro_batch)) and";
+  s << " a Program of about " << size.ops << " ops (" << gigabytes(size.bytes) << " to build), more than the limit of "
+    << kMaxProgramOps << " ops (" << gigabytes(size.bytes / size.ops * kMaxProgramOps) << "); use "
+    << (by_layers ? "fewer layers" : "fewer micro-batches (a larger training.micro_batch)");
+  throw WorkloadError(by_layers ? "model.layers" : "training.global_batch", s.str());
+}
+
 }  // namespace
 
 void validate(const Workload& w) {
@@ -202,14 +231,7 @@ void validate(const Workload& w) {
   validate_moe(w);
   validate_pipeline(w);
   validate_optimizations(w);
-  const double ops =
-      40.0 * static_cast<double>(w.model.layers) / static_cast<double>(w.parallel.pipeline.stages) *
-      static_cast<double>(w.micro_batches()) *
-      (w.parallel.tensor.mode == TensorMode::optimus ? 4.0 * static_cast<double>(w.parallel.tensor.rows) : 1.0);
-  require(ops <= kMaxOpsPerRole, "training.global_batch",
-          "gives about " + std::to_string(static_cast<int64_t>(ops)) +
-              " ops per rank, more than the limit of 50 million; use fewer micro-batches "
-              "(a larger training.micro_batch) or more pipeline stages");
+  validate_program_size(w);
   const Grid grid = make_grid(w);
   PlacementMap check(grid, w.placement.order, w.placement.devices_per_node, w.placement.tile);
   (void)check;

@@ -8,8 +8,7 @@
 // key with a value of the right kind, and write the JSON back. That reaches the cross-field rules and
 // the lowering of every tensor mode, schedule and option.
 //
-// Build: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPARATWIN_FUZZ=ON -DPARATWIN_UNIT_ONLY=ON
-// Run:   tests/fuzz/run_fuzz.sh SECONDS
+// Build: scripts/build.sh fuzz      Run: tests/fuzz/run_fuzz.sh workload SECONDS
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +23,7 @@
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/program_graph.hpp"
+#include "workloads/program_size.hpp"
 #include "workloads/workload.hpp"
 
 namespace {
@@ -43,26 +43,30 @@ constexpr const char* kSource = "fuzz.json";
 void check_error(const WorkloadError& e) {
   const std::string& path = e.path();
   if (path.rfind(kSource, 0) != 0) bug("WorkloadError without the source in its path", e.what());
+  if (std::string(e.what()).find('\n') != std::string::npos) bug("WorkloadError of more than one line", e.what());
   if (e.message().empty()) bug("WorkloadError with an empty message", e.what());
   // "<path>: <message>", or "<path> = ..." for a message that starts with a value.
   const std::string joined = path + (e.message().rfind("= ", 0) == 0 ? " " : ": ") + e.message();
   if (e.what() != joined) bug("WorkloadError what() does not join path and message", e.what());
 }
 
-// Lowering is bounded by validate() at about 5e7 ops per role, which takes seconds to minutes: far
-// too slow for fuzzing. Lower only workloads well below that: at most 4096 ranks and about 2e5 ops,
-// estimated as validate() does (40 · layers / stages · micro-batches, × 4q for optimus) but for the
-// whole program — all stages — since validate_program() builds one graph over every role (with the
-// per-role estimate alone, the shipped gpt-100b-summit-384-axonn example, 48 stages × 8e4 ops, needs
-// over 2 GB under ASan). Larger workloads are still parsed, validated and round-tripped.
+// validate() bounds a Program at 2.5e7 ops, which take seconds to minutes to lower: far too slow for
+// fuzzing. Lower only workloads of at most 4096 ranks and about 2e5 ops (the whole program, all stages:
+// validate_program() builds one graph over every role). Larger workloads are still parsed, validated
+// and round-tripped.
 bool small_enough_to_lower(const Workload& w) {
-  const auto& p = w.parallel;
-  const double ranks = static_cast<double>(w.total_ranks());
-  const double ops_per_role =
-      40.0 * static_cast<double>(w.model.layers) / static_cast<double>(p.pipeline.stages) *
-      static_cast<double>(w.micro_batches()) *
-      (p.tensor.mode == paratwin::workloads::TensorMode::optimus ? 4.0 * static_cast<double>(p.tensor.rows) : 1.0);
-  return ranks <= 4096 && ops_per_role * static_cast<double>(p.pipeline.stages) <= 200000;
+  return w.total_ranks() <= 4096 && paratwin::workloads::estimate_program_size(w).ops <= 200000;
+}
+
+// The size limit rests on the estimate: it must not be below the ops lowering emits.
+void check_estimate(const Workload& w, const paratwin::workloads::Program& program) {
+  double ops = 0;
+  for (const auto& role : program.roles) ops += static_cast<double>(role.ops.size());
+  const double estimate = paratwin::workloads::estimate_program_size(w).ops;
+  if (ops > estimate)
+    bug("estimate_program_size() is below the ops lower() emitted",
+        (std::to_string(estimate) + " < " + std::to_string(ops) + ": " + paratwin::workloads::to_json(w).dump())
+            .c_str());
 }
 
 }  // namespace
@@ -91,6 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!small_enough_to_lower(w)) return 0;
   try {
     const paratwin::workloads::Program program = paratwin::workloads::lower(w);
+    check_estimate(w, program);
     paratwin::workloads::validate_program(program);
   } catch (const WorkloadError& e) {
     // Accepted as an expected outcome, though validate() should have caught it first: with

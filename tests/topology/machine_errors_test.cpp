@@ -339,6 +339,24 @@ TEST(MachineErrors, UnknownKeysAtEveryLevel) {
   EXPECT_TRUE(rejects(d, "node.device.peak_tflops.fp8", kUnknown));
 }
 
+// Found by fuzzing: a key or value holding a newline or a terminal escape made a rejection of several
+// lines (and let a file write to the terminal); they are escaped as in JSON.
+TEST(MachineErrors, ControlCharactersStayOnOneLine) {
+  json d = base();
+  d["node"]["links"][2]["lat\ncy_us"] = 0.5;
+  EXPECT_TRUE(rejects(d, "node.links[2].lat\\ncy_us", kUnknown));
+  d = base();
+  d["node"]["links"][1]["between"] = {"gpu1", "gpu\x1b[31m9\t"};
+  EXPECT_TRUE(rejects(d, "node.links[1].between[1]", "= \"gpu\\u001b[31m9\\t\" is not a device"));
+  try {
+    parse_machine(d, "m\r.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const MachineError& e) {
+    EXPECT_EQ(std::string(e.what()).find_first_of("\n\r\t\x1b"), std::string::npos) << e.what();
+    EXPECT_EQ(e.path(), "m\\r.json: node.links[1].between[1]");
+  }
+}
+
 // -------------------------------------------------------------------------------------------------
 // The node graph
 

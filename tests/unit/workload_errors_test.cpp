@@ -423,11 +423,11 @@ TEST(WorkloadErrors, TooManyRanks) {
   EXPECT_TRUE(rejects(d, "parallelism", "ranks, more than the limit of 4194304"));
 }
 
-TEST(WorkloadErrors, TooManyOpsPerRank) {
+TEST(WorkloadErrors, TooManyOps) {
   json d = base();
   d["model"]["layers"] = 1000;
-  d["training"]["global_batch"] = 8192;  // m = 4096 micro-batches × 500 layers per stage × 40
-  EXPECT_TRUE(rejects(d, "training.global_batch", "ops per rank, more than the limit of 50 million"));
+  d["training"]["global_batch"] = 8192;  // m = 4096 micro-batches of 1000 layers
+  EXPECT_TRUE(rejects(d, "training.global_batch", "ops (83.6 GB to build), more than the limit of 25000000 ops"));
 }
 
 // ---------------------------------------------------------------------------------------------
