@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/fuzz/json_mutator.hpp"
+#include "tests/fuzz/rejection_check.hpp"
 #include "topology/machine.hpp"
 #include "topology/machine_size.hpp"
 #include "topology/machine_text.hpp"
@@ -40,27 +41,11 @@ constexpr double kMaxFuzzEndpoints = 64;
 constexpr int64_t kMaxTextDevices = 16;  // machine_text() routes every pair of a node's devices
 
 [[noreturn]] void bug(const char* stage, const std::string& what) {
-  std::fprintf(stderr, "fuzz_machine: %s: %s\n", stage, what.c_str());
-  std::fflush(stderr);
-  std::abort();
+  paratwin::fuzz::bug("fuzz_machine", stage, what);
 }
 
-// Every rejection is one line naming the source and where: a JSON path, or for text that is not JSON
-// (or repeats a key, whose path the message gives) the source alone.
 void check_error(const pt::MachineError& e) {
-  const std::string& path = e.path();
-  const std::string what = e.what();
-  if (e.message().empty()) bug("MachineError with an empty message", what);
-  if (what.find('\n') != std::string::npos) bug("MachineError of more than one line", what);
-  const std::string joined = path + (e.message().rfind("= ", 0) == 0 ? " " : ": ") + e.message();
-  if (what != joined) bug("MachineError what() does not join path and message", what);
-  if (path == kSource) {
-    if (e.message().rfind("is not valid JSON", 0) != 0 && e.message().find("appears twice") == std::string::npos)
-      bug("MachineError names the source but no JSON path", what);
-    return;
-  }
-  const std::string prefix = std::string(kSource) + ": ";
-  if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size()) bug("MachineError without source and path", what);
+  paratwin::fuzz::check_rejection(e, kSource, "fuzz_machine", "MachineError");
 }
 
 bool finite_positive(double x) {

@@ -19,6 +19,7 @@
 #include "predict/sweep_point.hpp"
 #include "predict/sweep_spec.hpp"
 #include "tests/fuzz/json_mutator.hpp"
+#include "tests/fuzz/rejection_check.hpp"
 
 namespace {
 
@@ -31,27 +32,11 @@ const std::string kSpec = PARATWIN_SOURCE_DIR "/tests/e2e/sweep/fuzz-spec.json";
 constexpr double kMaxFuzzPoints = 2000;
 
 [[noreturn]] void bug(const char* stage, const std::string& what) {
-  std::fprintf(stderr, "fuzz_sweep_spec: %s: %s\n", stage, what.c_str());
-  std::fflush(stderr);
-  std::abort();
+  paratwin::fuzz::bug("fuzz_sweep_spec", stage, what);
 }
 
-// Every rejection is one line naming the spec and where: a JSON path, or for text that is not JSON (or
-// repeats a key, whose path the message gives) the spec alone.
 void check_error(const paratwin::InputError& e) {
-  const std::string& path = e.path();
-  const std::string what = e.what();
-  if (e.message().empty()) bug("InputError with an empty message", what);
-  if (what.find('\n') != std::string::npos) bug("InputError of more than one line", what);
-  const std::string joined = path + (e.message().rfind("= ", 0) == 0 ? " " : ": ") + e.message();
-  if (what != joined) bug("InputError what() does not join path and message", what);
-  if (path == kSpec) {
-    if (e.message().rfind("is not valid JSON", 0) != 0 && e.message().find("appears twice") == std::string::npos)
-      bug("InputError names the spec but no JSON path", what);
-    return;
-  }
-  if (path.rfind(kSpec + ": ", 0) != 0 || path.size() == kSpec.size() + 2)
-    bug("InputError without spec and path", what);
+  paratwin::fuzz::check_rejection(e, kSpec, "fuzz_sweep_spec", "InputError");
 }
 
 void check_spec(const pp::SweepSpec& s) {
