@@ -419,7 +419,7 @@ TEST(WorkloadErrors, TooManyOps) {
   json d = base();
   d["model"]["layers"] = 1000;
   d["training"]["global_batch"] = 8192;  // m = 4096 micro-batches of 1000 layers
-  EXPECT_TRUE(rejects(d, "training.global_batch", "ops (83.6 GB to build), more than the limit of 25000000 ops"));
+  EXPECT_TRUE(rejects(d, "training.global_batch", "ops (103.3 GB to build), more than the limit of 25000000 ops"));
 }
 
 // ---------------------------------------------------------------------------------------------
