@@ -1077,5 +1077,18 @@ TEST(WorkloadErrors, FoldersAndSpecialFilesAreNotRead) {
   }
 }
 
+// A regular file whose listed size is 0 but whose content is far larger (the kernel's page map of this
+// process: 8 bytes per page of its address space, terabytes under AddressSanitizer) was read whole.
+TEST(WorkloadErrors, FilesLargerThanTheirListedSizeAreNotReadWhole) {
+  if (!std::ifstream("/proc/self/pagemap")) GTEST_SKIP() << "no /proc/self/pagemap to read";
+  try {
+    load_workload_file("/proc/self/pagemap");
+    FAIL() << "accepted /proc/self/pagemap";
+  } catch (const WorkloadError& e) {
+    EXPECT_EQ(e.path(), "/proc/self/pagemap");
+    EXPECT_EQ(e.message(), "holds more than the 256 MiB an input file may have");
+  }
+}
+
 }  // namespace
 }  // namespace paratwin::workloads
