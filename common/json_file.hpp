@@ -17,7 +17,8 @@ namespace paratwin {
 constexpr std::uintmax_t kMaxInputBytes = 256ull << 20;
 
 // Refuses what is not a regular file before opening it: a folder (which would read as empty), a FIFO
-// (which blocks) or a device (/dev/zero would grow without end), and files above kMaxInputBytes.
+// (which blocks) or a device (/dev/zero would grow without end), and files above kMaxInputBytes, by
+// their size or, where that says 0, as they are read.
 template <typename Error>
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
@@ -33,9 +34,16 @@ std::string read_text_file(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // The kernel's files list a size of 0 whatever they hold (/proc/self/pagemap: gigabytes): the limit
+  // holds while reading too.
+  std::string text;
+  std::vector<char> chunk(1 << 20);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes)
+      throw Error(path, "holds more than the " + std::to_string(kMaxInputBytes >> 20) + " MiB an input file may have");
+  }
+  return text;
 }
 
 // Parses strictly: a key that appears twice in one object is an error naming its path (JSON leaves

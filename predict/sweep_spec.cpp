@@ -147,7 +147,15 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
     if (r.has("configurations") && doc["configurations"].is_array()) {
       s.configurations = ConfigurationMode::listed;
       const auto entries = r.objects("configurations");
-      for (size_t i = 0; i < entries.size(); ++i) s.listed.push_back(read_listed(entries[i], doc["configurations"][i]));
+      for (size_t i = 0; i < entries.size(); ++i) {
+        s.listed.push_back(read_listed(entries[i], doc["configurations"][i]));
+        // A repeat would be the same points under the same journal keys: a resumed sweep would show
+        // one's rows for both.
+        for (size_t j = 0; j < i; ++j)
+          if (s.listed[j].entry == s.listed[i].entry)
+            r.fail(item("configurations", i),
+                   "repeats " + item("configurations", j) + ": list each configuration once");
+      }
       if (s.listed.empty()) r.fail("configurations", "is empty: list at least one, or use \"as-is\" or \"best\"");
     } else {
       const auto mode = r.choice("configurations", {"as-is", "best"}, "as-is");

@@ -12,7 +12,7 @@ struct ProgramSize {
 };
 
 // Not below the ops lower() emits (tested on the shipped examples and variants of their options, and
-// checked by the workload fuzzer), and within twice them for the shipped examples.
+// checked by the workload fuzzer), and within 2.5 times them for the shipped examples.
 ProgramSize estimate_program_size(const Workload& w);
 
 }  // namespace paratwin::workloads

@@ -75,3 +75,27 @@ TEST(Sweep, FailingPointsAndBadSpecs) {
        {"bad-unknown-key.json", "bad-gpus-order.json", "bad-machine.json", "bad-missing-workload.json"})
     EXPECT_THROW(pp::load_sweep_spec(spec_file(bad)), paratwin::InputError) << bad;
 }
+
+// Found by fuzzing: two identical configurations gave their points the same journal keys, so a resumed
+// sweep filled both rows with the first one's results (labelled as the first).
+TEST(Sweep, RepeatedConfigurationRefused) {
+  const std::string spec = R"({"name": "repeat", "workloads": ["../../../workloads/examples/tiny-dp.json"],
+    "machines": ["localhost"], "gpus": [2], "scaling": "strong",
+    "configurations": [{"parallelism": {"pipeline": {"stages": 2}}}, {"parallelism": {}},
+                       {"parallelism": {"pipeline": {"stages": 2}}}]})";
+  const std::string path = spec_file("repeat.json");
+  try {
+    pp::parse_sweep_spec(spec, path);
+    ADD_FAILURE() << "accepted";
+  } catch (const paratwin::InputError& e) {
+    EXPECT_EQ(e.path(), path + ": configurations[2]");
+    EXPECT_EQ(e.message(), "repeats configurations[0]: list each configuration once");
+  }
+  // The same parallelism under two labels is two configurations.
+  const std::string labelled = R"({"name": "labels", "workloads": ["../../../workloads/examples/tiny-dp.json"],
+    "machines": ["localhost"], "gpus": [2], "scaling": "strong",
+    "configurations": [{"label": "a", "parallelism": {}}, {"label": "b", "parallelism": {}}]})";
+  const auto points = pp::enumerate_points(pp::parse_sweep_spec(labelled, path));
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_NE(points[0].key, points[1].key);
+}

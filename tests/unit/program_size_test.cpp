@@ -1,6 +1,6 @@
 // The Program size estimate that validate() refuses oversized workloads by (issue 20, defect 9:
 // workloads below the former 5 × 10^7-ops-per-role estimate needed more than 10 GB to lower) is never
-// below what lower() builds, for every shipped example and variants of its options, and within twice
+// below what lower() builds, for every shipped example and variants of its options, and within 2.5 times
 // it for the examples; the two reported workloads are refused before anything is allocated.
 #include "workloads/program_size.hpp"
 
@@ -42,13 +42,13 @@ TEST(ProgramSize, EstimateBoundsEveryExample) {
     const Workload w = load_workload_file(file);
     const double ops = ops_of(w), estimate = estimate_program_size(w).ops;
     EXPECT_GE(estimate, ops) << file;
-    EXPECT_LE(estimate, 2 * ops) << file;
+    EXPECT_LE(estimate, 2.5 * ops) << file;
     EXPECT_DOUBLE_EQ(estimate_program_size(w).bytes, 300 * estimate) << file;
   }
 }
 
-// Every checkpointing mode, ZeRO stage and overlap option an example accepts, with its layers and
-// micro-batches doubled (the estimate's per-layer and per-micro-batch terms apart).
+// Every checkpointing mode, ZeRO stage and overlap option an example accepts, and MoE in every layer,
+// with its layers and micro-batches doubled (the estimate's per-layer and per-micro-batch terms apart).
 TEST(ProgramSize, EstimateBoundsOptionVariants) {
   const std::vector<std::function<void(json&)>> variants = {
       [](json& d) { d["training"]["checkpointing"] = "none"; },
@@ -62,6 +62,10 @@ TEST(ProgramSize, EstimateBoundsOptionVariants) {
           d["optimizations"][k] = true;
       },
       [](json& d) { d["parallelism"]["sequence_parallel"] = true; },
+      [](json& d) {
+        if (d["model"].contains("moe")) d["model"]["moe"]["every"] = 1;
+        d["parallelism"]["data"]["zero"] = 3;
+      },
   };
   int checked = 0;
   for (const auto& file : examples()) {
@@ -86,6 +90,20 @@ TEST(ProgramSize, EstimateBoundsOptionVariants) {
   EXPECT_GT(checked, 200) << checked;
 }
 
+// Found by fuzzing: an MoE layer everywhere, ZeRO-3 and an odd layer count took 61.4 ops per layer and
+// micro-batch, 0.2% above the estimate of the time.
+TEST(ProgramSize, EstimateBoundsMoeEveryLayer) {
+  const Workload w = parse_workload(json::parse(R"({"name": "moe-1.3b-16e-summit-32",
+    "model": {"heads": 16, "hidden": 2048, "layers": 23, "seq_len": 2048, "vocab": 51200,
+              "moe": {"capacity_factor": 1.0, "every": 1, "experts": 16, "top_k": 1}},
+    "optimizations": {"comm_aware_checkpointing": false, "overlap_gradient_sync": true},
+    "parallelism": {"data": {"size": 2, "zero": 3}, "expert": {"size": 16}, "tensor": {"mode": "none"}},
+    "placement": {"devices_per_node": 6, "order": ["expert", "pipe", "data"]},
+    "training": {"checkpointing": "full", "dtype": "fp16", "global_batch": 512, "micro_batch": 1}})"),
+                                    "");
+  EXPECT_GE(estimate_program_size(w).ops, ops_of(w));
+}
+
 ::testing::AssertionResult rejects(const json& doc, const std::string& path, const std::string& needle) {
   return test::rejects_with<WorkloadError>([&] { parse_workload(doc, ""); }, "WorkloadError", "workload", path, needle);
 }
@@ -101,8 +119,8 @@ TEST(ProgramSize, MillionLayersRefused) {
   d["model"]["layers"] = 1000000;
   d["training"]["global_batch"] = 4;  // one micro-batch of 2 on each of the 2 replicas
   EXPECT_TRUE(rejects(d, "model.layers",
-                      "= 1000000 layers with 1 micro-batch per iteration make a Program of about 72000020 ops "
-                      "(21.6 GB to build), more than the limit of 25000000 ops (7.5 GB); use fewer layers"));
+                      "= 1000000 layers with 1 micro-batch per iteration make a Program of about 88000022 ops "
+                      "(26.4 GB to build), more than the limit of 25000000 ops (7.5 GB); use fewer layers"));
 }
 
 // Defect 9: GPipe with 600,000 micro-batches of a one-layer model.
@@ -113,7 +131,7 @@ TEST(ProgramSize, GpipeWithManyMicroBatchesRefused) {
   d["training"]["global_batch"] = 2400000;  // 600,000 micro-batches of 2 on each of the 2 replicas
   EXPECT_TRUE(rejects(d, "training.global_batch",
                       "= 2400000 makes 600000 micro-batches per iteration (global_batch / (data replicas × "
-                      "micro_batch)) and a Program of about 43200020 ops"));
+                      "micro_batch)) and a Program of about 51600024 ops"));
   d["training"]["global_batch"] = 240000;  // a tenth of it is within the limit
   EXPECT_NO_THROW(parse_workload(d, ""));
 }
