@@ -120,7 +120,8 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
       const std::string& m = s.machines[i];
       const bool builtin = std::find(builtins.begin(), builtins.end(), m) != builtins.end();
       const std::string ref = builtin ? m : relative_to(folder, m).string();
-      if (!builtin && !std::filesystem::exists(ref)) {
+      std::error_code ec;  // a name the file system refuses (too long) is no file either
+      if (!builtin && !std::filesystem::exists(ref, ec)) {
         std::string known;
         for (const auto& b : builtins) known += (known.empty() ? "" : ", ") + b;
         r.fail(item("machines", i), "= \"" + m + "\" is neither a built-in machine (" + known +

@@ -31,7 +31,10 @@ Machine resolve_machine(const std::string& name_or_path) {
       Machine m = parse_machine_text(b.text, std::string("topology/machines/") + b.name + ".json");
       return m;
     }
-  if (std::filesystem::exists(name_or_path)) return load_machine_file(name_or_path);
+  // Without an error code, a name the file system refuses (a component over 255 bytes) would throw a
+  // filesystem_error instead of this reader's error.
+  std::error_code ec;
+  if (std::filesystem::exists(name_or_path, ec)) return load_machine_file(name_or_path);
   std::string known;
   for (const auto& b : kBuiltins) known += (known.empty() ? "" : ", ") + std::string(b.name);
   throw MachineError(name_or_path, "is neither a built-in machine (" + known + ") nor a machine file");

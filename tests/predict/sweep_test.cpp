@@ -99,3 +99,20 @@ TEST(Sweep, RepeatedConfigurationRefused) {
   ASSERT_EQ(points.size(), 2u);
   EXPECT_NE(points[0].key, points[1].key);
 }
+
+// Found by fuzzing: a machine name with a path component longer than the file system allows threw
+// std::filesystem::filesystem_error ("File name too long") instead of the spec's error.
+TEST(Sweep, OverlongMachineNameRefused) {
+  const std::string name(300, 'm');
+  const std::string spec = R"({"name": "long", "workloads": ["../../../workloads/examples/tiny-dp.json"],
+    "machines": [")" + name +
+                           R"("], "gpus": [2], "scaling": "strong"})";
+  const std::string path = spec_file("long.json");
+  try {
+    pp::parse_sweep_spec(spec, path);
+    ADD_FAILURE() << "accepted";
+  } catch (const paratwin::InputError& e) {
+    EXPECT_EQ(e.path(), path + ": machines[0]");
+    EXPECT_NE(e.message().find("is neither a built-in machine"), std::string::npos) << e.message();
+  }
+}

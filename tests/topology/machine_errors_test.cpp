@@ -608,6 +608,14 @@ TEST(MachineCatalog, FileNamePrefixesThePath) {
   EXPECT_EQ(m.source_file, good.path());
 }
 
+// Found by fuzzing the sweep spec reader: a name the file system refuses (a component over 255 bytes)
+// threw std::filesystem::filesystem_error instead of a MachineError.
+TEST(MachineCatalog, OverlongName) {
+  const std::string name = "machines/" + std::string(300, 'm') + ".json";
+  EXPECT_TRUE(test::rejects_with<MachineError>([&] { resolve_machine(name); }, "MachineError", "machine", name,
+                                               "is neither a built-in machine"));
+}
+
 TEST(MachineCatalog, MissingFile) {
   EXPECT_TRUE(rejects_file("/nonexistent/dir/machine.json", "/nonexistent/dir/machine.json", "cannot be opened"));
 }
