@@ -102,16 +102,9 @@ Target classify(const std::string& path, const std::string& what) {
 
 // Writes all of `text` to the open `fd`, closing it when `close` says; the error names the user's path.
 void write_fd(int fd, const std::string& text, bool close, const std::string& shown) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      if (close) ::close(fd);
-      throw InputError(shown, std::string("write failed: ") + std::strerror(error));
-    }
-    done += static_cast<size_t>(n);
+  if (const int error = write_whole(fd, text); error != 0) {
+    if (close) ::close(fd);
+    throw InputError(shown, std::string("write failed: ") + std::strerror(error));
   }
   if (close && ::close(fd) != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(errno));
 }
@@ -138,6 +131,17 @@ void remove_temporaries(const std::vector<Target>& targets) {
 }
 
 }  // namespace
+
+int write_whole(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
 
 void check_output_file(const std::string& path, const std::string& what) {
   classify(path, what);

@@ -27,4 +27,8 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // written through cannot be taken back).
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
+// Writes all of `text` to the open descriptor `fd`, through short writes and signals. Returns 0, or the
+// errno of the write that failed (EIO when one wrote nothing).
+int write_whole(int fd, const std::string& text);
+
 }  // namespace paratwin

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 
 namespace paratwin::predict {
 
@@ -17,16 +18,6 @@ namespace {
 
 std::runtime_error failure(const std::string& path, const std::string& what) {
   return std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const std::string& text, const std::string& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw failure(path, "cannot append");
-    done += static_cast<size_t>(n);
-  }
 }
 
 // A new file's directory entry is durable only once the directory itself is synced.
@@ -91,7 +82,10 @@ SweepJournal::~SweepJournal() {
 
 void SweepJournal::record(const std::string& key, const nlohmann::json& row, int rank) {
   const nlohmann::json entry = {{"key", key}, {"rank", rank}, {"row", row}};
-  write_all(fd_, entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
+  if (const int error = write_whole(fd_, entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+    errno = error;
+    throw failure(path_, "cannot append");
+  }
   if (::fsync(fd_) != 0) throw failure(path_, "cannot sync the journal");
   finished_[key] = row;
 }

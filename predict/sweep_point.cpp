@@ -126,14 +126,9 @@ void fill_from(nlohmann::json& row, const Prediction& p) {
   row["fits"] = p.fits;
 }
 
-// The columns every row has, whatever happens to the point.
-nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
+// The columns every row has, whatever happens to the point, the workload named `name`.
+nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p, const std::string& name) {
   nlohmann::json row;
-  std::string name = spec.workloads[p.workload];
-  try {
-    name = workloads::load_workload_file(spec.workload_files[p.workload]).name;
-  } catch (const std::exception&) {  // the point reports it; the row is named by the spec's path
-  }
   row["workload"] = name;
   row["machine"] = spec.machines[p.machine];
   row["gpus"] = p.gpus;
@@ -156,11 +151,22 @@ nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
   return row;
 }
 
+// The same, the workload named as its file says.
+nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p) {
+  std::string name = spec.workloads[p.workload];
+  try {
+    name = workloads::load_workload_file(spec.workload_files[p.workload]).name;
+  } catch (const std::exception&) {  // the point reports it; the row is named by the spec's path
+  }
+  return identity_row(spec, p, name);
+}
+
 }  // namespace
 
 std::string row_problem(const SweepSpec& spec, const SweepPoint& point, const nlohmann::json& row) {
   if (!row.is_object()) return std::string("row is ") + row.type_name() + ", not an object";
-  const auto expected = identity_row(spec, point);
+  // The workload's name is not compared: reading its file for every journal row would tell nothing more.
+  const auto expected = identity_row(spec, point, spec.workloads[point.workload]);
   for (const auto& [key, value] : row.items())
     if (!expected.contains(key)) return "row." + key + " is not a column of a sweep";
   for (const auto& [key, value] : expected.items())
