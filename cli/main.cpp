@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   cli::Action calibrate = cli::add_calibrate_command(app);
   cli::Action validate = cli::add_validate_command(app);
   cli::Action baseline = cli::add_baseline_command(app);
+  cli::Action compare = cli::add_compare_command(app);
   app.footer(cli::kExitStatusHelp);
   for (CLI::App* sub : app.get_subcommands({})) {
     sub->footer(cli::kExitStatusHelp);
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("calibrate")) return calibrate();
     if (app.got_subcommand("validate")) return validate();
     if (app.got_subcommand("baseline")) return baseline();
+    if (app.got_subcommand("compare")) return compare();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

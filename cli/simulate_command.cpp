@@ -4,9 +4,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/simulation_report.hpp"
+#include "common/report_text.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
+#include "predict/run_plot.hpp"
 #include "workloads/embedded_examples.hpp"
 
 namespace paratwin::cli {
@@ -21,6 +23,7 @@ struct SimulateArgs {
   std::string library;
   std::string trace;
   std::string json;
+  std::string plot;
   std::vector<int64_t> trace_ranks;
   std::vector<std::string> algorithms;
   bool progress = false;
@@ -69,6 +72,9 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)")
       ->needs("--trace");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
+  cmd->add_option("--plot", a->plot,
+                  "draw the breakdown per pipeline stage and the collectives' total and exposed time into this .svg "
+                  "or .png file (gnuplot)");
   auto* progress = cmd->add_flag(
       "--progress", a->progress,
       "report progress on stderr (the default above " + std::to_string(predict::kProgressAboveRanks) + " ranks)");
@@ -83,6 +89,10 @@ Action add_simulate_command(CLI::App& app) {
     // Outputs are checked before the work: a typo in a path must not cost a simulation.
     if (!a->trace.empty()) check_output_file(a->trace, "--trace");
     if (!a->json.empty()) check_output_file(a->json, "--json");
+    if (!a->plot.empty()) {
+      predict::plot_format(a->plot, "--plot");
+      check_output_file(a->plot, "--plot");
+    }
     const auto w = workloads::load_workload_or_default(a->workload);
     const auto choice = predict::choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
     // First, before anything slow: what will be simulated and how to choose otherwise.
@@ -103,6 +113,11 @@ Action add_simulate_command(CLI::App& app) {
     std::vector<std::pair<std::string, std::string>> outputs;
     if (options.trace) outputs.emplace_back(a->trace, p.trace);
     if (!a->json.empty()) outputs.emplace_back(a->json, predict::to_json(p).dump(2) + "\n");
+    if (!a->plot.empty())
+      outputs.emplace_back(a->plot, predict::render_run_plot(
+                                        w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
+                                            " ranks: " + formatted(p.iteration_seconds, "%.4g") + " s per iteration",
+                                        {{w.name, *p.summary}}, predict::plot_format(a->plot, "--plot")));
     write_files_atomically(outputs);
     print_simulation_report(w, p);
     return 0;

@@ -129,6 +129,8 @@ nlohmann::json to_json(const RunSummary& s) {
                                 {"group_size", c.group_size},
                                 {"count", c.count},
                                 {"bytes", c.bytes},
+                                {"bytes_per_call", c.bytes_per_call()},
+                                {"seconds_per_call", c.seconds_per_call()},
                                 {"seconds", c.seconds},
                                 {"exposed_seconds", c.exposed},
                                 {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
@@ -170,6 +172,24 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
   return s;
 }
 
+void print_collective_table(const std::vector<CollectiveSummary>& collectives) {
+  // nccl-tests' terms: size is the buffer per rank of one call, as nccl-tests counts it (all-gather: the
+  // output, reduce-scatter: the input); time is one call's, start to end; algbw = size / time and busbw =
+  // algbw × the kind's bus factor. Total and exposed are per rank and iteration, so exposed <= total.
+  std::printf("\n  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s\n", "collective", "algorithm", "group",
+              "group", "calls", "size [B]", "time [us]", "algbw", "busbw", "total [ms]", "exposed [ms]");
+  std::printf("  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s\n", "", "", "", "size", "", "per call",
+              "per call", "[GB/s]", "[GB/s]", "", "");
+  for (const auto& c : collectives)
+    std::printf("  %-15s %-13s %-10s %6lld %6lld %14.0f %12.1f %8.2f %8.2f %12.3f %12.3f\n",
+                workloads::to_string(c.kind), c.algorithm.c_str(), c.group.c_str(),
+                static_cast<long long>(c.group_size), static_cast<long long>(c.count), c.bytes_per_call(),
+                1e6 * c.seconds_per_call(), c.algbw() / 1e9, c.busbw() / 1e9, 1e3 * c.seconds, 1e3 * c.exposed);
+  std::printf(
+      "  (per rank: size and time are the mean call's; total and exposed are summed over the iteration's "
+      "calls, exposed being the part the compute stream waited for)\n");
+}
+
 void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what) {
   const std::string dtype = workloads::to_string(w.training.dtype);
   std::printf("  iteration time        %.6g s\n", s.iteration_seconds);
@@ -183,14 +203,7 @@ void print_summary(const workloads::Workload& w, const RunSummary& s, const char
   for (const auto& st : s.stages)
     std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", static_cast<int>(st.stage), st.compute, st.exposed_comm,
                 st.bubble, st.other_idle);
-  if (!s.collectives.empty()) {
-    std::printf("\n  %-15s %-13s %-12s %5s %7s %12s %12s %12s %10s %10s  (per rank)\n", "collective", "algorithm",
-                "group", "size", "count", "bytes", "time [s]", "exposed [s]", "algbw GB/s", "busbw GB/s");
-    for (const auto& c : s.collectives)
-      std::printf("  %-15s %-13s %-12s %5lld %7lld %12.4g %12.6g %12.6g %10.4g %10.4g\n", workloads::to_string(c.kind),
-                  c.algorithm.c_str(), c.group.c_str(), static_cast<long long>(c.group_size),
-                  static_cast<long long>(c.count), c.bytes, c.seconds, c.exposed, c.algbw() / 1e9, c.busbw() / 1e9);
-  }
+  if (!s.collectives.empty()) print_collective_table(s.collectives);
   std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", s.max_bytes_per_rank / (1 << 30),
               s.device_bytes / (1 << 30));
   if (s.max_bytes_per_rank > s.device_bytes)

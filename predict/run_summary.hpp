@@ -42,6 +42,9 @@ struct CollectiveSummary {
   double bytes = 0, seconds = 0, exposed = 0;
   double algbw() const { return seconds > 0 ? bytes / seconds : 0; }  // bytes/s
   double busbw() const;                                               // algbw × the kind's bus factor
+  // One call's buffer per rank and time (the mean call's).
+  double bytes_per_call() const { return count > 0 ? bytes / static_cast<double>(count) : 0; }
+  double seconds_per_call() const { return count > 0 ? seconds / static_cast<double>(count) : 0; }
 };
 
 struct RunSummary {
@@ -80,5 +83,8 @@ RunSummary run_summary_from_json(const nlohmann::json& j);
 // The lines after a report's header: iteration time, throughput, bubble, the stage and collective
 // tables and the memory verdict. `what` ends the out-of-memory warning ("simulated anyway").
 void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what);
+// The collective table in nccl-tests' terms: per call size in bytes and time in µs, algbw and busbw in
+// GB/s, then the iteration's total and exposed milliseconds per rank.
+void print_collective_table(const std::vector<CollectiveSummary>& collectives);
 
 }  // namespace paratwin::predict

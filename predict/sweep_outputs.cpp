@@ -70,7 +70,9 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
   }
   gp << "unset multiplot\n";
 
-  // Time breakdown: one stacked bar per point that succeeded.
+  // Time breakdown: one stacked bar per point that succeeded, labels upright below it with room for the
+  // longest (a character is about 0.6 of a line high).
+  size_t longest = 0, bars = 0;
   gp << "$breakdown << EOD\n";
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& row = rows[i];
@@ -85,14 +87,19 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
     char line[160];
     std::snprintf(line, sizeof line, " %.9g %.9g %.9g %.9g\n", compute, exposed, bubble, other);
     gp << gp_label(label) << line;
+    longest = std::max(longest, label.size());
+    ++bars;
   }
   gp << "EOD\n"
-     << "reset\nset terminal " << terminal << "\n"
+     << "reset\nset terminal " << (format == "png" ? "pngcairo size " : "svg size ")
+     << std::max<size_t>(900, 200 + 40 * bars) << "," << 500 + 6 * longest
+     << (format == "png" ? " font 'sans,10'" : " dynamic background rgb 'white' font 'sans,11'") << "\n"
      << "set output " << gp_string("breakdown." + format) << "\n"
      << "set title " << gp_string(spec.name + ": time per iteration (busiest stage)") << " noenhanced\n"
      << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
      << "set boxwidth 0.75\nset ylabel 'seconds'\nset grid ytics\nset key outside right noenhanced\n"
-     << "set xtics rotate by -40 noenhanced font ',9'\nset bmargin 10\nset yrange [0:*]\n"
+     << "set xtics rotate by 90 right noenhanced\nset yrange [0:*]\n"
+     << "set bmargin " << 3 + static_cast<int>(0.62 * static_cast<double>(longest)) << "\n"
      << "plot $breakdown using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication', "
         "'' using 4 title 'pipeline bubble', '' using 5 title 'other idle'\n";
   return gp.str();

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# One command from a fresh Debian machine: install dependencies, build, and run the main job on the
-# built-in example workload and machine: lower it, then simulate one iteration on Frontier. Extra
-# arguments go to `paratwin simulate`.
+# The headline job from a fresh Debian machine: installs the dependencies and builds (both skipped when
+# already done), then simulates one training iteration of GPT-80B on 8,192 GCDs of Frontier (1,024
+# nodes; AxoNN's 4-D tensor parallelism x=4 y=2 z=8 inside 8-node groups, 128 data-parallel replicas),
+# prints the breakdown and the collective table, and writes a Perfetto trace, a plot and the JSON
+# summary into quickstart/. Extra arguments go to `paratwin simulate`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh release
+scripts/install-deps.sh >/dev/null
+if [[ ! -x build/cli/paratwin ]]; then
+  echo "quickstart: building paratwin (once; about 10 minutes on 2 cores)" >&2
+fi
+scripts/build.sh release >/dev/null
+mkdir -p quickstart
+./build/cli/paratwin simulate -w workloads/examples/gpt-80b-frontier-8192.json -m frontier \
+  --trace quickstart/trace.json --plot quickstart/breakdown.svg --json quickstart/summary.json "$@"
 echo
-echo "== paratwin lower (built-in example workload) =="
-./build/cli/paratwin lower --machine frontier
-echo
-echo "== paratwin simulate (built-in example workload on Frontier) =="
-./build/cli/paratwin simulate --machine frontier "$@"
+echo "quickstart: wrote quickstart/trace.json (open it in https://ui.perfetto.dev or chrome://tracing)," \
+  "quickstart/breakdown.svg and quickstart/summary.json"

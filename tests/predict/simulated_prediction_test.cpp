@@ -102,3 +102,21 @@ TEST(SimulatedPrediction, RefusesOptionsThatDoNotFit) {
   EXPECT_THROW(pp::predict_in_child(example("gpt-20b-perlmutter-32.json"), pp::load_machine("localhost"), {}),
                std::runtime_error);
 }
+
+// The collective table's promise: what the compute stream waited for a collective is part of that
+// collective's own time, at every fidelity and with pipelines, overlap and experts.
+TEST(SimulatedPrediction, ExposedNeverExceedsTheCollectivesTime) {
+  for (const char* name :
+       {"tiny-gpt-3d.json", "tiny-pp-interleaved.json", "tiny-moe-ted.json", "tiny-tp1d.json", "tiny-optimus.json"}) {
+    for (const char* fidelity : {"exact", "fast"}) {
+      pp::PointOptions o;
+      o.fidelity = fidelity;
+      const auto p = pp::predict_in_child(example(name), pp::load_machine("perlmutter"), o);
+      for (const auto& c : p.summary->collectives) {
+        EXPECT_LE(c.exposed, c.seconds * (1 + 1e-9)) << name << " " << fidelity << " " << c.group;
+        EXPECT_GT(c.count, 0) << name;
+        EXPECT_NEAR(c.bytes_per_call() * static_cast<double>(c.count), c.bytes, 1e-6 * c.bytes) << name;
+      }
+    }
+  }
+}
