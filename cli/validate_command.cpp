@@ -34,8 +34,9 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("--suite", a.suites, "only this reference suite (repeatable; default: every suite)");
   cmd->add_option("--reference", a.reference, "folder of reference suites (format: results/reference/README.md)");
   cmd->add_option("--machines", a.machines,
-                  "folder of machine files that replace built-in machines of the same name (NAME.json): what-if "
-                  "studies");
+                  "folder of machine files that replace built-in machines of the same name (NAME.json): how far "
+                  "an edited machine moves every reference point (for one workload's what-if, `paratwin compare "
+                  "--machines DIR` prints both runs side by side)");
   cmd->add_option("--jobs,-j", a.jobs, "points predicted at once (child processes)")->check(CLI::Range(1, 4096));
 }
 
@@ -166,7 +167,9 @@ int run_baseline(const BaselineArgs& a) {
                          calibration::baseline_json(now.at(suite.name)));
     write_files_atomically(files);
   }
-  std::printf("%s", predict::baseline_report(comparison, a.options).c_str());
+  auto report_options = a.options;
+  report_options.machines = a.common.machines;
+  std::printf("%s", predict::baseline_report(comparison, report_options).c_str());
   return a.options.update || comparison.moved() == 0 ? 0 : kExitSomeFailed;
 }
 

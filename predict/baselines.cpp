@@ -116,7 +116,12 @@ std::string baseline_report(const BaselineComparison& c, const BaselineOptions& 
          printed("baselines moved: %lld of %zu points beyond %.3g %% of %s\n", moved, c.changes.size(),
                  options.tolerance_percent, dir) +
          calibration::changes_table(c.changes, true) +
-         printed("If the change is intended, run `paratwin baseline update` and commit %s with it.\n", dir);
+         (options.machines.empty()
+              ? printed("If the change is intended, run `paratwin baseline update` and commit %s with it.\n", dir)
+              : printed("These are what the machines of %s move (baseline: the built-in machines; now: %s's). For a "
+                        "what-if study, `paratwin compare --machines %s -w WORKLOAD -m MACHINE` prints both runs side "
+                        "by side.\n",
+                        options.machines.c_str(), options.machines.c_str(), options.machines.c_str()));
 }
 
 }  // namespace paratwin::predict

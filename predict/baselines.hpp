@@ -20,6 +20,9 @@ struct BaselineOptions {
   double tolerance_percent = 1.0;  // relative change allowed
   int64_t simulate_up_to = kSimulateEveryPoint;
   bool update = false;  // rewrite the baselines instead of checking them
+  // Machines of this folder replaced built-in ones: the report names it and points what-if studies to
+  // `paratwin compare --machines` instead of asking for the baselines to be rewritten.
+  std::string machines;
 };
 
 // DIR/SUITE.json.

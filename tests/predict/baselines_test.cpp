@@ -94,6 +94,13 @@ TEST(Baselines, CheckReportsWhetherTheyHoldAndWhatMoved) {
   EXPECT_EQ(report.rfind("baselines moved: 1 of 3 points beyond 1 % of base\n", 0), 0u) << report;
   EXPECT_NE(report.find("If the change is intended, run `paratwin baseline update` and commit base with it.\n"),
             std::string::npos);
+  // Moved by edited machines: not a regression to commit, a what-if that compare answers.
+  auto what_if = options;
+  what_if.machines = "edited";
+  const auto by_machines = pp::baseline_report(moved, what_if);
+  EXPECT_EQ(by_machines.find("If the change is intended"), std::string::npos) << by_machines;
+  EXPECT_NE(by_machines.find("These are what the machines of edited move"), std::string::npos) << by_machines;
+  EXPECT_NE(by_machines.find("paratwin compare --machines edited"), std::string::npos) << by_machines;
 
   // Simulating less leaves the larger simulated baselines unchecked, and says so.
   options.simulate_up_to = 32;
