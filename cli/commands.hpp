@@ -36,5 +36,6 @@ Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
 Action add_baseline_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
+Action add_import_command(CLI::App& app);
 
 }  // namespace paratwin::cli

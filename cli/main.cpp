@@ -26,10 +26,16 @@ int main(int argc, char** argv) {
   cli::Action validate = cli::add_validate_command(app);
   cli::Action baseline = cli::add_baseline_command(app);
   cli::Action compare = cli::add_compare_command(app);
-  app.footer(cli::kExitStatusHelp);
+  cli::Action import_megatron = cli::add_import_command(app);
+  // The exit-status table closes every help text, after a command's own footer.
+  const auto with_exit_table = [](CLI::App* a) {
+    const std::string own = a->get_footer();
+    a->footer(own.empty() ? cli::kExitStatusHelp : own + "\n" + cli::kExitStatusHelp);
+  };
+  with_exit_table(&app);
   for (CLI::App* sub : app.get_subcommands({})) {
-    sub->footer(cli::kExitStatusHelp);
-    for (CLI::App* nested : sub->get_subcommands({})) nested->footer(cli::kExitStatusHelp);
+    with_exit_table(sub);
+    for (CLI::App* nested : sub->get_subcommands({})) with_exit_table(nested);
   }
   try {
     app.parse(argc, argv);
@@ -49,6 +55,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("validate")) return validate();
     if (app.got_subcommand("baseline")) return baseline();
     if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("import")) return import_megatron();
   } catch (const InputError& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitBadInput;

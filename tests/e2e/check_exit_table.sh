@@ -5,7 +5,7 @@ set -u
 pt=$1; readme=$2
 from_readme=$(sed -nE 's/^\| ([0-9]) \| (.*) \|$/\1 \2/p' "$readme")
 [[ -n $from_readme ]] || { echo "FAIL: no exit-status table in $readme"; exit 1; }
-for cmd in "" lower machine simulate sweep search exec calibrate validate baseline "baseline check" "calibrate micro" compare; do
+for cmd in "" lower machine simulate sweep search exec calibrate validate baseline "baseline check" "calibrate micro" compare import "import megatron"; do
   # shellcheck disable=SC2086
   from_help=$("$pt" $cmd --help | sed -nE 's/^  ([0-9])  (.*)$/\1 \2/p')
   if [[ $from_help != "$from_readme" ]]; then

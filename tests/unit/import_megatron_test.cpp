@@ -1,0 +1,409 @@
+// `paratwin import megatron`'s translator: Megatron-LM's own example command lines (tests/e2e/megatron/)
+// and single arguments varied around a small base command.
+#include "workloads/import_megatron.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/unit/test_util.hpp"
+
+namespace paratwin::workloads {
+namespace {
+
+using Words = std::vector<std::string>;
+
+// A command line from a test data file: '#' lines are comments, the rest is split on white space.
+Words example_command(const std::string& file) {
+  std::ifstream in(std::string(PARATWIN_MEGATRON_DIR) + "/" + file);
+  EXPECT_TRUE(in) << file;
+  Words words;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t") != std::string::npos && line[line.find_first_not_of(" \t")] == '#') continue;
+    std::istringstream split(line);
+    for (std::string w; split >> w;) words.push_back(w);
+  }
+  return words;
+}
+
+MegatronImportOptions world(int64_t ranks) {
+  MegatronImportOptions o;
+  o.world_size = ranks;
+  return o;
+}
+
+// A small GPT on 8 GPUs: tensor 2 × pipeline 2 × data 2, 8 micro-batches of 1.
+Words base() {
+  return {"--num-layers",
+          "8",
+          "--hidden-size",
+          "256",
+          "--num-attention-heads",
+          "8",
+          "--seq-length",
+          "128",
+          "--micro-batch-size",
+          "1",
+          "--global-batch-size",
+          "16",
+          "--tensor-model-parallel-size",
+          "2",
+          "--pipeline-model-parallel-size",
+          "2",
+          "--vocab-size",
+          "1000",
+          "--fp16"};
+}
+
+// The base command without its last argument (--fp16): fp32.
+Words fp32_base() {
+  Words w = base();
+  w.pop_back();
+  return w;
+}
+
+Words with(Words w, const Words& more) {
+  w.insert(w.end(), more.begin(), more.end());
+  return w;
+}
+
+MegatronImport run(const Words& w, const MegatronImportOptions& o = world(8)) {
+  return import_megatron(w, o);
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& prefix) {
+  return std::any_of(list.begin(), list.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+}
+
+// The error's text, for EXPECT_THAT-free matching.
+std::string error_of(const Words& w, const MegatronImportOptions& o = world(8)) {
+  try {
+    run(w, o);
+  } catch (const WorkloadError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_ERROR(words, text)                                \
+  do {                                                           \
+    const std::string message = error_of(words);                 \
+    EXPECT_NE(message.find(text), std::string::npos) << message; \
+  } while (0)
+
+TEST(ImportMegatron, VocabularyPaddedAsMegatron) {
+  EXPECT_EQ(megatron_padded_vocab(50257, 128, 1), 50304);
+  EXPECT_EQ(megatron_padded_vocab(50257, 128, 2), 50432);
+  EXPECT_EQ(megatron_padded_vocab(50257, 128, 8), 51200);
+  EXPECT_EQ(megatron_padded_vocab(51200, 128, 8), 51200);
+  EXPECT_EQ(megatron_padded_vocab(32000, 64, 3), 32064);
+  EXPECT_EQ(megatron_padded_vocab(1, 1, 1), 1);
+}
+
+// examples/academic_paper_scripts/sc21/run_table_1.sh, 76B: the shipped workload gpt-76b-selene-1024
+// was written from the same row by hand.
+TEST(ImportMegatron, Sc21Table1Row76BMatchesTheShippedExample) {
+  MegatronImportOptions o = world(1024);
+  o.gpus_per_node = 8;
+  o.framework = "megatron-lm-2021";
+  const auto r = run(example_command("sc21_table1_76B.args"), o);
+  const auto& w = r.workload;
+  const auto shipped = test::example("gpt-76b-selene-1024.json");
+  EXPECT_EQ(w.model.layers, shipped.model.layers);
+  EXPECT_EQ(w.model.hidden, shipped.model.hidden);
+  EXPECT_EQ(w.model.heads, shipped.model.heads);
+  EXPECT_EQ(w.model.seq_len, shipped.model.seq_len);
+  EXPECT_EQ(w.model.vocab, 51200);  // 50257 padded to a multiple of 128 × 8
+  EXPECT_EQ(w.model.attention_dropout, 0.1);
+  EXPECT_EQ(w.training.global_batch, shipped.training.global_batch);
+  EXPECT_EQ(w.training.micro_batch, shipped.training.micro_batch);
+  EXPECT_EQ(w.training.dtype, Dtype::fp16);
+  EXPECT_FALSE(w.training.gradient_reduce_dtype.has_value());
+  EXPECT_EQ(w.training.checkpointing, Checkpointing::full);
+  EXPECT_EQ(w.parallel.tensor.size, 8);
+  EXPECT_EQ(w.parallel.pipeline.stages, 4);
+  EXPECT_EQ(w.parallel.pipeline.schedule, Schedule::interleaved);
+  EXPECT_EQ(w.parallel.pipeline.chunks, 3);  // 60 layers / 4 stages / 5 layers per virtual stage
+  EXPECT_EQ(w.parallel.data, 32);
+  EXPECT_EQ(w.micro_batches(), 28);
+  EXPECT_TRUE(w.opt.scatter_gather);
+  EXPECT_FALSE(w.opt.overlap_all_reduce);     // the 2021 profile: before the asynchronous all-reduce
+  EXPECT_FALSE(w.opt.overlap_gradient_sync);  // --DDP-impl local
+  EXPECT_EQ(w.placement.devices_per_node, 8);
+  EXPECT_EQ(w.placement.order, (std::vector<std::string>{"tensor", "data", "pipe"}));
+  EXPECT_EQ(w.framework.profile, "megatron-lm-2021");
+  EXPECT_TRUE(contains(r.not_modelled, "--lr 0.0001"));
+  EXPECT_TRUE(contains(r.not_modelled, "--loss-scale 8192"));
+  EXPECT_TRUE(r.unknown.empty());
+}
+
+TEST(ImportMegatron, Sc21Table1Row1_7BUsesTorchDdp) {
+  MegatronImportOptions o = world(32);
+  o.gpus_per_node = 8;
+  const auto& w = run(example_command("sc21_table1_1.7B.args"), o).workload;
+  EXPECT_EQ(w.parallel.tensor.mode, TensorMode::none);
+  EXPECT_EQ(w.parallel.data, 32);
+  EXPECT_EQ(w.model.vocab, 50304);           // tensor 1: a multiple of 128
+  EXPECT_TRUE(w.opt.overlap_gradient_sync);  // --DDP-impl torch
+  EXPECT_EQ(w.placement.order, (std::vector<std::string>{"data", "pipe"}));
+}
+
+// examples/pretrain_gpt_distributed_with_mp.sh (2022): world size from torch.distributed.launch.
+TEST(ImportMegatron, DistributedWithMpExample2022) {
+  const auto r = run(example_command("gpt_distributed_with_mp_2022.args"), MegatronImportOptions{});
+  const auto& w = r.workload;
+  EXPECT_EQ(w.total_ranks(), 8);
+  EXPECT_EQ(w.parallel.tensor.size, 2);
+  EXPECT_EQ(w.parallel.pipeline.stages, 2);
+  EXPECT_EQ(w.parallel.pipeline.schedule, Schedule::one_f_one_b);
+  EXPECT_EQ(w.parallel.data, 2);
+  EXPECT_TRUE(w.parallel.sequence_parallel);
+  EXPECT_EQ(w.model.vocab, 50432);  // 50257 padded to a multiple of 128 × 2
+  EXPECT_EQ(w.model.seq_len, 1024);
+  EXPECT_EQ(w.micro_batches(), 2);
+  EXPECT_EQ(w.training.checkpointing, Checkpointing::full);  // --activations-checkpoint-method uniform
+  EXPECT_TRUE(w.opt.overlap_all_reduce);
+  EXPECT_TRUE(w.opt.scatter_gather);
+  EXPECT_EQ(w.placement.devices_per_node, 8);  // --nproc_per_node
+  EXPECT_EQ(w.framework.profile, "megatron-lm-2022");
+  EXPECT_TRUE(contains(r.not_modelled, "--master_port 6000"));
+  EXPECT_TRUE(contains(r.not_modelled, "--data-impl mmap"));
+  EXPECT_TRUE(contains(r.assumptions, "tokenizer GPT2BPETokenizer"));
+  EXPECT_NE(w.description.find("Not modelled (no effect on the cost model): "), std::string::npos);
+}
+
+// examples/gpt3/train_gpt3_175b_distributed.sh: as written, one node of 8 GPUs for tensor 8 × pipeline 16.
+TEST(ImportMegatron, Gpt3_175bExampleNeedsMoreThanOneNode) {
+  const std::string message = error_of(example_command("gpt3_175b_distributed.args"), MegatronImportOptions{});
+  EXPECT_NE(message.find("world size: 8 (--nproc_per_node 8 × --nnodes 1) is not divisible by "
+                         "--tensor-model-parallel-size 8 × --pipeline-model-parallel-size 16 = 128"),
+            std::string::npos)
+      << message;
+  const auto& w = run(example_command("gpt3_175b_distributed.args"), world(1024)).workload;
+  EXPECT_EQ(w.parallel.data, 8);
+  EXPECT_EQ(w.model.attention, Attention::flash);  // --attention-backend auto
+  EXPECT_EQ(w.training.checkpointing, Checkpointing::none);
+  EXPECT_EQ(w.placement.devices_per_node, 8);
+}
+
+TEST(ImportMegatron, Gpt3_175BExample2021) {
+  const auto r = run(example_command("gpt3_175B_2021.args"), world(1024));
+  EXPECT_EQ(r.workload.parallel.data, 8);
+  EXPECT_EQ(r.workload.micro_batches(), 192);
+  EXPECT_EQ(r.workload.placement.devices_per_node, 0);  // no launcher: from the machine
+  EXPECT_TRUE(contains(r.not_modelled, "--data-path 0.2 DATASET_1 0.3 DATASET_2 0.5 DATASET_3"));
+  EXPECT_TRUE(contains(r.not_modelled, "--rampup-batch-size 16 16 5859375"));
+}
+
+// examples/mixtral/train_mixtral_8x7b_distributed.sh: SwiGLU, GQA and untied weights are refused,
+// all at once; --approximate imports the MoE without them.
+TEST(ImportMegatron, MixtralInexpressibleArgumentsAreNamed) {
+  MegatronImportOptions o;
+  o.tokenizer_vocab_size = 32000;
+  try {
+    run(example_command("mixtral_8x7b_distributed.args"), o);
+    FAIL() << "no error";
+  } catch (const MegatronArgumentsError& e) {
+    EXPECT_TRUE(e.unknown().empty());
+    const auto& c = e.inexpressible();
+    for (const char* flag : {"--swiglu", "--untie-embeddings-and-output-weights", "--group-query-attention",
+                             "--no-masked-softmax-fusion", "--overlap-param-gather"})
+      EXPECT_TRUE(contains(c, flag)) << flag;
+    EXPECT_EQ(c.size(), 5u);
+  }
+  o.approximate = true;
+  const auto r = run(example_command("mixtral_8x7b_distributed.args"), o);
+  const auto& w = r.workload;
+  EXPECT_EQ(w.model.moe.experts, 8);
+  EXPECT_EQ(w.model.moe.top_k, 2);
+  EXPECT_EQ(w.model.moe.every, 1);
+  EXPECT_EQ(w.model.moe.capacity_factor, 0);  // dropless
+  EXPECT_EQ(w.model.vocab, 32000);
+  EXPECT_EQ(w.model.attention_dropout, 0);
+  EXPECT_EQ(w.parallel.expert, 8);
+  EXPECT_EQ(w.parallel.data, 1);
+  EXPECT_EQ(w.parallel.pipeline.stages, 4);
+  EXPECT_FALSE(w.parallel.sequence_parallel);  // tensor size 1
+  EXPECT_EQ(w.parallel.zero_stage, 1);
+  EXPECT_EQ(w.training.dtype, Dtype::bf16);
+  EXPECT_EQ(w.training.gradient_reduce(), Dtype::fp32);
+  EXPECT_TRUE(w.opt.overlap_gradient_sync);
+  EXPECT_EQ(w.placement.order, (std::vector<std::string>{"expert", "data", "pipe"}));
+  EXPECT_EQ(r.dropped.size(), 5u);
+  EXPECT_NE(w.description.find("Not expressible, left out (--approximate): --swiglu"), std::string::npos);
+}
+
+TEST(ImportMegatron, BothArgumentFormsAndLauncherWords) {
+  const auto a = run(base()).workload;
+  const auto b = run({"torchrun", "--nproc-per-node=4", "--nnodes=2", "/opt/megatron/pretrain_gpt.py", "--num-layers=8",
+                      "--hidden-size=256", "--num-attention-heads=8", "--seq-length=128", "--micro-batch-size=1",
+                      "--global-batch-size=16", "--tensor-model-parallel-size=2", "--pipeline-model-parallel-size=2",
+                      "--vocab-size=1000", "--fp16"},
+                     MegatronImportOptions{})
+                     .workload;
+  EXPECT_EQ(nlohmann::json(to_json(a))["parallelism"], nlohmann::json(to_json(b))["parallelism"]);
+  EXPECT_EQ(b.placement.devices_per_node, 4);
+  EXPECT_EQ(b.model.vocab, 1024);  // 1000 padded to a multiple of 256
+}
+
+TEST(ImportMegatron, EachModelledArgument) {
+  EXPECT_EQ(run(with(base(), {"--ffn-hidden-size", "512"})).workload.model.ffn_hidden, 512);
+  EXPECT_EQ(run(base()).workload.model.ffn_hidden, 1024);
+  EXPECT_EQ(run(with(base(), {"--make-vocab-size-divisible-by", "100"})).workload.model.vocab, 1000);
+  EXPECT_EQ(run(with(base(), {"--attention-dropout", "0"})).workload.model.attention_dropout, 0);
+  EXPECT_EQ(run(with(base(), {"--use-flash-attn"})).workload.model.attention, Attention::flash);
+  EXPECT_EQ(run(with(base(), {"--attention-backend", "unfused"})).workload.model.attention, Attention::unfused);
+  EXPECT_EQ(run(base()).workload.training.checkpointing, Checkpointing::none);
+  EXPECT_EQ(run(with(base(), {"--recompute-activations"})).workload.training.checkpointing, Checkpointing::selective);
+  EXPECT_EQ(run(with(base(), {"--recompute-granularity", "selective"})).workload.training.checkpointing,
+            Checkpointing::selective);
+  EXPECT_EQ(run(with(base(), {"--recompute-granularity", "full", "--recompute-method", "uniform",
+                              "--recompute-num-layers", "1"}))
+                .workload.training.checkpointing,
+            Checkpointing::full);
+  EXPECT_EQ(run(with(base(), {"--checkpoint-activations"})).workload.training.checkpointing, Checkpointing::full);
+  // block over every layer of a stage is full recomputation
+  EXPECT_EQ(run(with(base(),
+                     {"--recompute-granularity", "full", "--recompute-method", "block", "--recompute-num-layers", "4"}))
+                .workload.training.checkpointing,
+            Checkpointing::full);
+  const auto uniform2 = run(with(base(), {"--recompute-granularity", "full", "--recompute-num-layers", "2"}));
+  EXPECT_TRUE(contains(uniform2.assumptions, "uniform recomputation of 2 layers"));
+  const auto bf16 = run(with(fp32_base(), {"--bf16"})).workload;
+  EXPECT_EQ(bf16.training.dtype, Dtype::bf16);
+  EXPECT_EQ(bf16.training.gradient_reduce(), Dtype::fp32);
+  const auto bf16_reduce = run(with(fp32_base(), {"--bf16", "--grad-reduce-in-bf16"})).workload;
+  EXPECT_EQ(bf16_reduce.training.gradient_reduce(), Dtype::bf16);
+  EXPECT_EQ(run(fp32_base()).workload.training.dtype, Dtype::fp32);
+  EXPECT_EQ(run(with(base(), {"--accumulate-allreduce-grads-in-fp32"})).workload.training.gradient_reduce(),
+            Dtype::fp32);
+  EXPECT_EQ(run(base()).workload.training.gradient_reduce(), Dtype::fp16);
+  EXPECT_EQ(run(with(base(), {"--use-distributed-optimizer"})).workload.parallel.zero_stage, 1);
+  EXPECT_TRUE(run(with(base(), {"--overlap-grad-reduce"})).workload.opt.overlap_gradient_sync);
+  EXPECT_TRUE(run(with(base(), {"--DDP-impl", "torch"})).workload.opt.overlap_gradient_sync);
+  EXPECT_FALSE(run(with(base(), {"--no-async-tensor-model-parallel-allreduce"})).workload.opt.overlap_all_reduce);
+  EXPECT_FALSE(run(with(base(), {"--no-scatter-gather-tensors-in-pipeline"})).workload.opt.scatter_gather);
+  EXPECT_TRUE(run(with(base(), {"--sequence-parallel"})).workload.parallel.sequence_parallel);
+  EXPECT_EQ(run(with(base(), {"--use-tp-pp-dp-mapping"})).workload.placement.order,
+            (std::vector<std::string>{"tensor", "pipe", "data"}));
+  EXPECT_EQ(run(with(base(), {"--context-parallel-size", "1"})).workload.total_ranks(), 8);
+}
+
+TEST(ImportMegatron, VirtualStagesBecomeChunks) {
+  const auto a = run(with(base(), {"--num-layers-per-virtual-pipeline-stage", "2"})).workload;
+  EXPECT_EQ(a.parallel.pipeline.schedule, Schedule::interleaved);
+  EXPECT_EQ(a.parallel.pipeline.chunks, 2);  // 8 layers / 2 stages / 2 per virtual stage
+  const auto b = run(with(base(), {"--num-virtual-stages-per-pipeline-rank", "4"})).workload;
+  EXPECT_EQ(b.parallel.pipeline.chunks, 4);
+  EXPECT_EQ(b.parallel.pipeline.schedule, Schedule::interleaved);
+  EXPECT_ERROR(with(base(), {"--num-layers-per-virtual-pipeline-stage", "3"}),
+               "--num-layers-per-virtual-pipeline-stage = 3 does not divide the 4 layers per stage");
+  EXPECT_ERROR(with(base(), {"--num-virtual-stages-per-pipeline-rank", "3"}),
+               "--num-layers 8 is not divisible by --pipeline-model-parallel-size 2 × 3 = 6");
+}
+
+TEST(ImportMegatron, MoeArguments) {
+  const auto w = run(with(base(), {"--num-experts", "4", "--expert-model-parallel-size", "2", "--moe-router-topk", "1",
+                                   "--moe-layer-freq", "2", "--moe-expert-capacity-factor", "1.5",
+                                   "--moe-token-dispatcher-type", "alltoall"}))
+                     .workload;
+  EXPECT_EQ(w.model.moe.experts, 4);
+  EXPECT_EQ(w.model.moe.top_k, 1);
+  EXPECT_EQ(w.model.moe.every, 2);
+  EXPECT_EQ(w.model.moe.capacity_factor, 1.5);
+  EXPECT_EQ(w.parallel.expert, 2);
+  EXPECT_EQ(w.parallel.data, 1);  // Megatron-LM's data-parallel size 2 holds the 2 expert ranks
+  EXPECT_EQ(w.placement.order, (std::vector<std::string>{"tensor", "expert", "data", "pipe"}));
+  const std::string message = error_of(with(base(), {"--num-experts", "4", "--expert-model-parallel-size", "2"}));
+  EXPECT_NE(message.find("--moe-token-dispatcher-type allgather (Megatron-LM's default)"), std::string::npos)
+      << message;
+}
+
+TEST(ImportMegatron, MegatronConstraintsNameTheNumbers) {
+  EXPECT_ERROR(with(base(), {"--num-layers", "7"}),
+               "--num-layers = 7 is not divisible by --pipeline-model-parallel-size 2");
+  EXPECT_ERROR(with(base(), {"--num-attention-heads", "6"}),
+               "--hidden-size = 256 is not divisible by --num-attention-heads 6");
+  EXPECT_ERROR(with(base(), {"--num-attention-heads", "1"}),
+               "--num-attention-heads = 1 is not divisible by --tensor-model-parallel-size 2");
+  EXPECT_ERROR(with(base(), {"--global-batch-size", "15"}),
+               "--global-batch-size = 15 is not divisible by --micro-batch-size 1 × data-parallel size 2 = 2");
+  EXPECT_ERROR(with(base(), {"--global-batch-size", "6", "--num-virtual-stages-per-pipeline-rank", "2"}),
+               "makes 3 micro-batches per iteration, not a multiple of --pipeline-model-parallel-size 2");
+  EXPECT_ERROR(with(base(), {"--bf16"}), "--fp16: and --bf16 exclude each other");
+  EXPECT_ERROR(with(base(), {"--num-layers", "x"}), "--num-layers = x is not an integer");
+  EXPECT_ERROR(with(base(), {"--fp16", "yes"}), "--fp16: takes no value");
+  EXPECT_ERROR(with(base(), {"--max-position-embeddings", "64"}),
+               "--max-position-embeddings = 64 is less than --seq-length 128");
+  EXPECT_ERROR(with(base(), {"stray"}), "--fp16: takes no value, got \"--fp16 stray\"");
+  Words no_layers = base();
+  no_layers.erase(no_layers.begin(), no_layers.begin() + 2);
+  EXPECT_ERROR(no_layers, "--num-layers: is required");
+  const std::string bad_world = error_of(base(), world(6));
+  EXPECT_NE(bad_world.find("world size: 6 (--world-size 6) is not divisible by --tensor-model-parallel-size 2 × "
+                           "--pipeline-model-parallel-size 2 = 4"),
+            std::string::npos)
+      << bad_world;
+  EXPECT_NE(error_of(base(), MegatronImportOptions{}).find("world size: is unknown"), std::string::npos);
+}
+
+TEST(ImportMegatron, UnknownArgumentsAreListedNeverIgnored) {
+  const Words w = with(base(), {"--no-such-flag", "3", "--another-one", "--lr", "1e-4"});
+  try {
+    run(w);
+    FAIL() << "no error";
+  } catch (const MegatronArgumentsError& e) {
+    EXPECT_EQ(e.unknown(), (std::vector<std::string>{"--no-such-flag 3", "--another-one"}));
+    EXPECT_NE(std::string(e.what()).find("2 arguments paratwin does not know: --no-such-flag 3, --another-one"),
+              std::string::npos);
+  }
+  MegatronImportOptions o = world(8);
+  o.allow_unknown = true;
+  const auto r = run(w, o);
+  EXPECT_EQ(r.unknown, (std::vector<std::string>{"--no-such-flag 3", "--another-one"}));
+  EXPECT_TRUE(contains(r.not_modelled, "--lr 1e-4"));
+  EXPECT_NE(r.workload.description.find("Unknown, left out (--allow-unknown): --no-such-flag 3, --another-one"),
+            std::string::npos);
+}
+
+TEST(ImportMegatron, InexpressibleArgumentsAreRefused) {
+  EXPECT_ERROR(with(base(), {"--context-parallel-size", "2"}), "--context-parallel-size 2 (context parallelism");
+  EXPECT_ERROR(with(base(), {"--kv-channels", "64"}), "--kv-channels 64 (attention heads of another size");
+  EXPECT_ERROR(
+      with(base(), {"--recompute-granularity", "full", "--recompute-method", "block", "--recompute-num-layers", "1"}),
+      "recomputes 1 of the 4 layers of each model chunk");
+  EXPECT_ERROR(with(base(), {"--optimizer", "sgd"}), "--optimizer sgd (only the Adam optimizer");
+  EXPECT_EQ(run(with(base(), {"--optimizer", "adam"})).workload.total_ranks(), 8);
+}
+
+TEST(ImportMegatron, VocabularyFromTheTokenizer) {
+  Words w = base();
+  w.resize(w.size() - 3);  // drop --vocab-size 1000 --fp16
+  EXPECT_EQ(run(with(w, {"--tokenizer-type", "GPT2BPETokenizer"})).workload.model.vocab, 50432);
+  EXPECT_EQ(run(with(w, {"--tokenizer-type", "NullTokenizer", "--vocab-size", "1023"})).workload.model.vocab, 1024);
+  EXPECT_ERROR(with(w, {"--tokenizer-type", "HuggingFaceTokenizer"}), "--tokenizer-vocab-size");
+  MegatronImportOptions o = world(8);
+  o.tokenizer_vocab_size = 32001;
+  EXPECT_EQ(run(with(w, {"--tokenizer-type", "HuggingFaceTokenizer"}), o).workload.model.vocab, 32256);
+}
+
+TEST(ImportMegatron, OptionsSetNamePlacementAndFramework) {
+  MegatronImportOptions o = world(8);
+  o.name = "mine";
+  o.devices_per_node = 4;
+  o.machine = "perlmutter";
+  o.framework = "megatron-lm-2021";
+  const auto w = run(base(), o).workload;
+  EXPECT_EQ(w.name, "mine");
+  EXPECT_EQ(w.placement.devices_per_node, 4);
+  EXPECT_EQ(w.framework.profile, "megatron-lm-2021");
+  EXPECT_EQ(run(base()).workload.name, "megatron-gpt-8l-256h-8");
+}
+
+}  // namespace
+}  // namespace paratwin::workloads

@@ -1,0 +1,668 @@
+#include "workloads/import_megatron.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "workloads/import_megatron_flags.hpp"
+
+namespace paratwin::workloads {
+
+namespace {
+
+using megatron::Kind;
+
+// One argument as given: `--flag`, `--flag value ...` or `--flag=value`.
+struct Arg {
+  std::string flag;
+  std::vector<std::string> values;
+  std::string text() const {
+    std::string out = flag;
+    for (const auto& v : values) out += " " + v;
+    return out;
+  }
+};
+
+std::string basename(const std::string& word) {
+  const auto slash = word.rfind('/');
+  return slash == std::string::npos ? word : word.substr(slash + 1);
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Words of the launcher that carry no setting: the interpreter, its -u / -m, torchrun itself.
+bool is_launcher_word(const std::string& word) {
+  const std::string base = basename(word);
+  if (base == "torchrun" || word == "-m" || word == "-u" || word == "torch.distributed.launch" ||
+      word == "torch.distributed.run")
+    return true;
+  return base.rfind("python", 0) == 0 && base.find_first_not_of("0123456789.", 6) == std::string::npos;
+}
+
+// torchrun's (and torch.distributed.launch's) own options; only the world size matters.
+struct LauncherFlag {
+  const char* name;
+  bool boolean;
+};
+constexpr LauncherFlag kLauncherFlags[] = {
+    {"--nproc_per_node", false}, {"--nproc-per-node", false},   {"--nnodes", false},
+    {"--node_rank", false},      {"--node-rank", false},        {"--master_addr", false},
+    {"--master-addr", false},    {"--master_port", false},      {"--master-port", false},
+    {"--rdzv_id", false},        {"--rdzv-id", false},          {"--rdzv_backend", false},
+    {"--rdzv-backend", false},   {"--rdzv_endpoint", false},    {"--rdzv-endpoint", false},
+    {"--rdzv_conf", false},      {"--rdzv-conf", false},        {"--max_restarts", false},
+    {"--max-restarts", false},   {"--monitor_interval", false}, {"--monitor-interval", false},
+    {"--start_method", false},   {"--start-method", false},     {"--log_dir", false},
+    {"--log-dir", false},        {"--redirects", false},        {"--tee", false},
+    {"--role", false},           {"--local_addr", false},       {"--local-addr", false},
+    {"--standalone", true},      {"--use_env", true},           {"--use-env", true},
+    {"--no_python", true},       {"--no-python", true},         {"--module", true}};
+
+const LauncherFlag* find_launcher_flag(const std::string& name) {
+  for (const auto& f : kLauncherFlags)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// Splits the words into arguments. A flag's values are the words up to the next `--` word (argparse
+// reads nargs='+' lists such as --data-path the same way); the script path (*.py) and the launcher's
+// own words before it are skipped.
+std::vector<Arg> split_arguments(const std::vector<std::string>& words) {
+  std::vector<Arg> args;
+  std::vector<std::string> stray;
+  bool after_value_word = false;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.rfind("--", 0) == 0 && w.size() > 2) {
+      Arg a;
+      const auto eq = w.find('=');
+      a.flag = w.substr(0, eq);
+      if (eq != std::string::npos) a.values.push_back(w.substr(eq + 1));
+      args.push_back(a);
+      after_value_word = eq == std::string::npos;
+      continue;
+    }
+    if (ends_with(w, ".py")) {
+      after_value_word = false;  // the script: arguments after it are Megatron-LM's
+      continue;
+    }
+    if (after_value_word && !args.empty()) {
+      args.back().values.push_back(w);
+      continue;
+    }
+    if (is_launcher_word(w)) continue;
+    stray.push_back(w);
+  }
+  if (!stray.empty())
+    throw WorkloadError("command line", "words that belong to no argument: " + join(stray) +
+                                            " (pretrain_gpt.py takes no positional arguments)");
+  return args;
+}
+
+int64_t parse_int(const Arg& a, int64_t min) {
+  if (a.values.size() != 1) throw WorkloadError(a.flag, "needs one integer value, got \"" + a.text() + "\"");
+  const std::string& v = a.values[0];
+  int64_t out = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || end != v.data() + v.size()) throw WorkloadError(a.flag, "= " + v + " is not an integer");
+  if (out < min) throw WorkloadError(a.flag, "= " + v + " must be at least " + std::to_string(min));
+  return out;
+}
+
+double parse_number(const Arg& a, double min, double max) {
+  if (a.values.size() != 1) throw WorkloadError(a.flag, "needs one number, got \"" + a.text() + "\"");
+  const std::string& v = a.values[0];
+  size_t used = 0;
+  double out = 0;
+  try {
+    out = std::stod(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || !std::isfinite(out)) throw WorkloadError(a.flag, "= " + v + " is not a number");
+  if (out < min || out > max) {
+    std::ostringstream range;
+    range << "= " << v << " is outside " << min << " … " << max;
+    throw WorkloadError(a.flag, range.str());
+  }
+  return out;
+}
+
+std::string parse_word(const Arg& a) {
+  if (a.values.size() != 1) throw WorkloadError(a.flag, "needs one value, got \"" + a.text() + "\"");
+  return a.values[0];
+}
+
+// The arguments sorted into what the translator reads and what it only lists.
+struct Sorted {
+  std::map<std::string, Arg> modelled;  // by flag; argparse keeps the last of a repeated flag
+  std::map<std::string, Arg> launcher;
+  std::vector<std::string> not_modelled, unknown, inexpressible;
+};
+
+Sorted sort_arguments(const std::vector<Arg>& args) {
+  Sorted s;
+  for (const Arg& a : args) {
+    if (const auto* l = find_launcher_flag(a.flag)) {
+      if (l->boolean && !a.values.empty()) throw WorkloadError(a.flag, "takes no value, got \"" + a.text() + "\"");
+      if (a.flag == "--nproc_per_node" || a.flag == "--nproc-per-node" || a.flag == "--nnodes")
+        s.launcher[a.flag == "--nnodes" ? "--nnodes" : "--nproc_per_node"] = a;
+      else
+        s.not_modelled.push_back(a.text());
+      continue;
+    }
+    const megatron::Flag* f = megatron::find_flag(a.flag);
+    if (!f) {
+      (megatron::not_modelled_by_prefix(a.flag) ? s.not_modelled : s.unknown).push_back(a.text());
+      continue;
+    }
+    if (f->boolean && !a.values.empty()) throw WorkloadError(a.flag, "takes no value, got \"" + a.text() + "\"");
+    if (!f->boolean && a.values.empty()) throw WorkloadError(a.flag, "needs a value");
+    switch (f->kind) {
+      case Kind::modelled:
+        s.modelled[a.flag] = a;
+        break;
+      case Kind::not_modelled:
+        s.not_modelled.push_back(a.text());
+        break;
+      case Kind::unsupported:
+        s.inexpressible.push_back(a.text() + " (" + std::string(f->why) + ")");
+        break;
+      case Kind::conditional:
+        if (a.values.size() == 1 && a.values[0] == f->neutral)
+          s.not_modelled.push_back(a.text());
+        else
+          s.inexpressible.push_back(a.text() + " (" + std::string(f->why) + ")");
+        break;
+    }
+  }
+  return s;
+}
+
+// Reads the modelled arguments; records which were read so that the description can quote them.
+class Reader {
+ public:
+  explicit Reader(const Sorted& s) : s_(s) {}
+  const Arg* find(const std::string& flag) const {
+    const auto it = s_.modelled.find(flag);
+    return it == s_.modelled.end() ? nullptr : &it->second;
+  }
+  bool has(const std::string& flag) const { return find(flag) != nullptr; }
+  int64_t integer(const std::string& flag, int64_t fallback, int64_t min = 1) const {
+    const Arg* a = find(flag);
+    return a ? parse_int(*a, min) : fallback;
+  }
+  int64_t required(const std::string& flag) const {
+    const Arg* a = find(flag);
+    if (!a) throw WorkloadError(flag, "is required (Megatron-LM needs it too)");
+    return parse_int(*a, 1);
+  }
+  std::string word(const std::string& flag, const std::string& fallback) const {
+    const Arg* a = find(flag);
+    return a ? parse_word(*a) : fallback;
+  }
+  double number(const std::string& flag, double fallback, double min, double max) const {
+    const Arg* a = find(flag);
+    return a ? parse_number(*a, min, max) : fallback;
+  }
+
+ private:
+  const Sorted& s_;
+};
+
+std::string n(int64_t v) {
+  return std::to_string(v);
+}
+
+struct WorldSize {
+  int64_t ranks = 0;
+  int64_t per_node = 0;  // from the launcher or --gpus-per-node; 0: unknown
+  std::string source;
+};
+
+WorldSize world_size(const Sorted& s, const MegatronImportOptions& o) {
+  WorldSize w;
+  const auto launcher = [&](const char* flag) -> const Arg* {
+    const auto it = s.launcher.find(flag);
+    return it == s.launcher.end() ? nullptr : &it->second;
+  };
+  const Arg* nproc = launcher("--nproc_per_node");
+  const Arg* nnodes = launcher("--nnodes");
+  w.per_node = nproc ? parse_int(*nproc, 1) : o.gpus_per_node;
+  if (nnodes && nnodes->values.size() == 1 && nnodes->values[0].find(':') != std::string::npos)
+    throw WorkloadError(nnodes->flag, "= " + nnodes->values[0] +
+                                          " is an elastic range: give the node count, or paratwin's --world-size");
+  const int64_t nodes = nnodes ? parse_int(*nnodes, 1) : 1;
+  if (o.world_size > 0) {
+    w.ranks = o.world_size;
+    w.source = "--world-size " + n(o.world_size);
+  } else if (w.per_node > 0) {
+    w.ranks = w.per_node * nodes;
+    w.source = (nproc ? nproc->text() : "--gpus-per-node " + n(o.gpus_per_node)) + " × " +
+               (nnodes ? nnodes->text() : "1 node");
+  } else {
+    throw WorkloadError("world size",
+                        "is unknown: give torchrun's --nproc_per_node (and --nnodes) in the command, or paratwin's "
+                        "--world-size N or --gpus-per-node G");
+  }
+  return w;
+}
+
+// What the tokenizer's vocabulary holds before Megatron-LM pads it.
+int64_t tokenizer_vocab(const Reader& r, const Sorted& s, const MegatronImportOptions& o,
+                        std::vector<std::string>& assumed) {
+  if (o.tokenizer_vocab_size > 0) return o.tokenizer_vocab_size;
+  std::string type = r.word("--tokenizer-type", "");
+  if (type.empty()) {
+    const bool bpe_files = std::any_of(s.not_modelled.begin(), s.not_modelled.end(),
+                                       [](const std::string& a) { return a.rfind("--merge-file", 0) == 0; });
+    if (bpe_files) {
+      type = "GPT2BPETokenizer";
+      assumed.push_back("tokenizer GPT2BPETokenizer (no --tokenizer-type; --merge-file names BPE merges)");
+    }
+  }
+  if (type == "GPT2BPETokenizer") return 50257;
+  if (type == "NullTokenizer") {
+    if (!r.has("--vocab-size")) throw WorkloadError("--tokenizer-type", "NullTokenizer needs --vocab-size");
+    return r.integer("--vocab-size", 0) + 1;  // the tokenizer adds its end-of-document token
+  }
+  if (r.has("--vocab-size")) {
+    assumed.push_back("vocabulary of --vocab-size before padding" +
+                      (type.empty() ? std::string() : " (tokenizer " + type + ")"));
+    return r.integer("--vocab-size", 0);
+  }
+  throw WorkloadError(type.empty() ? "--tokenizer-type" : "--tokenizer-type " + type,
+                      "the vocabulary size is unknown to paratwin: give paratwin's --tokenizer-vocab-size N (the "
+                      "tokenizer's size before Megatron-LM pads it)");
+}
+
+Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vector<std::string>& inexpressible,
+                            std::vector<std::string>& assumed) {
+  // Megatron-LM 2021 spelt full recomputation --checkpoint-activations, later
+  // --activations-checkpoint-method, since 2022 --recompute-granularity.
+  std::string granularity = r.word("--recompute-granularity", "");
+  if (granularity.empty() && r.has("--recompute-activations")) granularity = "selective";
+  std::string method = r.word("--recompute-method", "");
+  int64_t count = r.integer("--recompute-num-layers", 1, 0);
+  if (granularity.empty() && (r.has("--checkpoint-activations") || r.has("--activations-checkpoint-method"))) {
+    granularity = "full";
+    method = r.word("--activations-checkpoint-method", "uniform");
+    count = r.integer("--activations-checkpoint-num-layers", r.integer("--checkpoint-num-layers", 1, 0), 0);
+  }
+  if (granularity.empty()) return Checkpointing::none;
+  if (granularity == "selective") return Checkpointing::selective;
+  if (granularity != "full")
+    throw WorkloadError("--recompute-granularity", "= " + granularity + " is neither full nor selective");
+  if (method.empty()) method = "uniform";
+  if (method == "uniform") {
+    if (count > 1)
+      assumed.push_back("uniform recomputation of " + n(count) +
+                        " layers at a time modelled as full recomputation of every layer: the same recomputed work, "
+                        "one stashed input per layer instead of one per " +
+                        n(count) + " layers");
+    return Checkpointing::full;
+  }
+  if (method != "block") throw WorkloadError("--recompute-method", "= " + method + " is neither uniform nor block");
+  if (count == 0) return Checkpointing::none;
+  if (count < layers_per_chunk)
+    inexpressible.push_back("--recompute-method block --recompute-num-layers " + n(count) + " (recomputes " + n(count) +
+                            " of the " + n(layers_per_chunk) +
+                            " layers of each model chunk: partial recomputation is not modelled)");
+  return Checkpointing::full;
+}
+
+Attention attention(const Reader& r, std::vector<std::string>& assumed) {
+  if (r.has("--use-flash-attn")) return Attention::flash;
+  const std::string backend = r.word("--attention-backend", "");
+  if (backend.empty() || backend == "unfused" || backend == "local") return Attention::unfused;
+  if (backend == "flash") return Attention::flash;
+  if (backend == "fused" || backend == "auto") {
+    assumed.push_back("--attention-backend " + backend +
+                      ": Transformer Engine's fused attention costed as one FlashAttention-2 kernel");
+    return Attention::flash;
+  }
+  throw WorkloadError("--attention-backend", "= " + backend + " is not one of flash, fused, unfused, local, auto");
+}
+
+struct Grid {
+  int64_t tensor, pipe, chunks, data, expert;  // data: paratwin's, without the expert ranks
+  bool interleaved;
+};
+
+}  // namespace
+
+int64_t megatron_padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tensor_size) {
+  const int64_t multiple = divisible_by * tensor_size;
+  return (vocab + multiple - 1) / multiple * multiple;
+}
+
+MegatronImport import_megatron(const std::vector<std::string>& words, const MegatronImportOptions& o) {
+  const Sorted s = sort_arguments(split_arguments(words));
+  const Reader r(s);
+  MegatronImport out;
+  std::vector<std::string> inexpressible = s.inexpressible;
+  std::vector<std::string>& assumed = out.assumptions;
+
+  // Model.
+  const int64_t layers = r.required("--num-layers");
+  const int64_t hidden = r.required("--hidden-size");
+  const int64_t heads = r.required("--num-attention-heads");
+  if (!r.has("--seq-length") && !r.has("--encoder-seq-length"))
+    throw WorkloadError("--seq-length", "is required (Megatron-LM needs it too)");
+  const int64_t seq = r.integer("--seq-length", r.integer("--encoder-seq-length", 0));
+  if (r.has("--max-position-embeddings") && r.integer("--max-position-embeddings", 0) < seq)
+    throw WorkloadError("--max-position-embeddings",
+                        "= " + n(r.integer("--max-position-embeddings", 0)) + " is less than --seq-length " + n(seq));
+  if (hidden % heads != 0)
+    throw WorkloadError("--hidden-size", "= " + n(hidden) + " is not divisible by --num-attention-heads " + n(heads));
+  if (r.has("--kv-channels") && r.integer("--kv-channels", 0) != hidden / heads)
+    inexpressible.push_back(r.find("--kv-channels")->text() +
+                            " (attention heads of another size than hidden / heads = " + n(hidden / heads) +
+                            " are not modelled)");
+  if (r.has("--batch-size"))
+    inexpressible.push_back(r.find("--batch-size")->text() +
+                            " (no longer valid in Megatron-LM: give --micro-batch-size and --global-batch-size)");
+  int64_t ffn = r.integer("--ffn-hidden-size", 4 * hidden);
+
+  // Parallelism and the world size.
+  const int64_t tp = r.integer("--tensor-model-parallel-size", r.integer("--model-parallel-size", 1));
+  if (!r.has("--tensor-model-parallel-size") && r.has("--model-parallel-size"))
+    assumed.push_back("--model-parallel-size read as --tensor-model-parallel-size, as Megatron-LM 2021 did");
+  const int64_t pp = r.integer("--pipeline-model-parallel-size", 1);
+  const int64_t ep = r.integer("--expert-model-parallel-size", 1);
+  if (r.has("--expert-tensor-parallel-size") && r.integer("--expert-tensor-parallel-size", 1) != tp)
+    inexpressible.push_back(r.find("--expert-tensor-parallel-size")->text() +
+                            " (experts are split over the tensor group of size " + n(tp) + ")");
+  const WorldSize world = world_size(s, o);
+  const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp);
+  if (world.ranks % (tp * pp) != 0)
+    throw WorkloadError("world size",
+                        n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " + n(tp * pp));
+  const int64_t dp = world.ranks / (tp * pp);  // Megatron-LM's data-parallel size, expert ranks included
+
+  // MoE.
+  const int64_t experts = r.integer("--num-experts", 0, 0);
+  if (ep > 1 && experts == 0)
+    throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " needs --num-experts");
+  MoeConfig moe;
+  if (experts > 0) {
+    if (experts < 2) throw WorkloadError("--num-experts", "= 1 is not a mixture of experts (paratwin needs 2 or more)");
+    if (dp % ep != 0)
+      throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " does not divide the data-parallel size " +
+                                                              n(dp) + " (world " + n(world.ranks) + " / (" + tp_pp +
+                                                              "))");
+    if (experts % ep != 0)
+      throw WorkloadError("--num-experts",
+                          "= " + n(experts) + " is not divisible by --expert-model-parallel-size " + n(ep));
+    moe.experts = experts;
+    moe.top_k = r.integer("--moe-router-topk", 2);
+    if (moe.top_k > experts)
+      throw WorkloadError("--moe-router-topk", "= " + n(moe.top_k) + " exceeds --num-experts " + n(experts));
+    const std::string freq = r.word("--moe-layer-freq", "1");
+    if (freq.find_first_not_of("0123456789") != std::string::npos) {
+      inexpressible.push_back("--moe-layer-freq " + freq + " (only every k-th layer MoE is modelled)");
+    } else {
+      moe.every = r.integer("--moe-layer-freq", 1);
+      if (moe.every > layers) throw WorkloadError("--moe-layer-freq", "= " + freq + " exceeds --num-layers");
+      if (moe.every > 1)
+        assumed.push_back("MoE layers are layers k-1, 2k-1, … of every k = " + freq +
+                          " (Megatron-LM's are 0, k, …): the same count");
+    }
+    if (r.has("--moe-expert-capacity-factor")) {
+      moe.capacity_factor = r.number("--moe-expert-capacity-factor", 1.0, 1e-9, 1e6);
+      if (!r.has("--moe-pad-expert-input-to-capacity"))
+        assumed.push_back(
+            "every expert computes its full capacity (Megatron-LM does so only with "
+            "--moe-pad-expert-input-to-capacity; without it, at most that many tokens)");
+    } else {
+      moe.capacity_factor = 0;
+      assumed.push_back("dropless routing with every expert equally loaded (model.moe.imbalance 1)");
+    }
+    if (r.has("--moe-ffn-hidden-size")) {
+      const int64_t moe_ffn = r.integer("--moe-ffn-hidden-size", ffn);
+      if (moe.every == 1)
+        ffn = moe_ffn;  // no dense MLP is left
+      else if (moe_ffn != ffn)
+        inexpressible.push_back(r.find("--moe-ffn-hidden-size")->text() +
+                                " (experts of another size than the dense MLP's " + n(ffn) + ")");
+    }
+    const std::string dispatcher = r.word("--moe-token-dispatcher-type", "allgather");
+    if (ep > 1 && dispatcher != "alltoall")
+      inexpressible.push_back("--moe-token-dispatcher-type " + dispatcher +
+                              (r.has("--moe-token-dispatcher-type") ? "" : " (Megatron-LM's default)") +
+                              " (paratwin models all-to-all token dispatch: --moe-token-dispatcher-type alltoall)");
+  }
+
+  // Pipeline: layers split evenly, virtual stages as model chunks.
+  if (layers % pp != 0)
+    throw WorkloadError("--num-layers",
+                        "= " + n(layers) + " is not divisible by --pipeline-model-parallel-size " + n(pp));
+  Grid g{tp, pp, 1, dp / (experts > 0 ? ep : 1), experts > 0 ? ep : 1, false};
+  if (r.has("--num-layers-per-virtual-pipeline-stage") && r.has("--num-virtual-stages-per-pipeline-rank"))
+    throw WorkloadError("--num-layers-per-virtual-pipeline-stage",
+                        "and --num-virtual-stages-per-pipeline-rank exclude each other (as in Megatron-LM)");
+  if (const Arg* a = r.find("--num-layers-per-virtual-pipeline-stage")) {
+    const int64_t per_virtual = parse_int(*a, 1);
+    if ((layers / pp) % per_virtual != 0)
+      throw WorkloadError(a->flag, "= " + n(per_virtual) + " does not divide the " + n(layers / pp) +
+                                       " layers per stage (--num-layers " + n(layers) +
+                                       " / --pipeline-model-parallel-size " + n(pp) + ")");
+    g.chunks = layers / pp / per_virtual;
+    g.interleaved = true;
+  }
+  if (const Arg* a = r.find("--num-virtual-stages-per-pipeline-rank")) {
+    g.chunks = parse_int(*a, 1);
+    if (layers % (pp * g.chunks) != 0)
+      throw WorkloadError(a->flag, "= " + n(g.chunks) + ": --num-layers " + n(layers) +
+                                       " is not divisible by --pipeline-model-parallel-size " + n(pp) + " × " +
+                                       n(g.chunks) + " = " + n(pp * g.chunks));
+    g.interleaved = true;
+  }
+  if (g.interleaved && pp == 1)
+    throw WorkloadError("--pipeline-model-parallel-size",
+                        "= 1: the interleaved schedule (virtual pipeline stages) "
+                        "needs more than one stage");
+
+  // Tensor parallelism: Megatron-LM splits heads and the MLP over the tensor group.
+  if (heads % tp != 0)
+    throw WorkloadError("--num-attention-heads",
+                        "= " + n(heads) + " is not divisible by --tensor-model-parallel-size " + n(tp));
+  if (ffn % tp != 0)
+    throw WorkloadError("--ffn-hidden-size",
+                        "= " + n(ffn) + " is not divisible by --tensor-model-parallel-size " + n(tp));
+  bool sequence_parallel = r.has("--sequence-parallel");
+  if (sequence_parallel && tp == 1) {
+    sequence_parallel = false;
+    assumed.push_back("--sequence-parallel dropped: Megatron-LM turns it off with tensor-parallel size 1");
+  }
+  if (sequence_parallel && seq % tp != 0)
+    throw WorkloadError("--seq-length", "= " + n(seq) + " is not divisible by --tensor-model-parallel-size " + n(tp) +
+                                            " (needed by --sequence-parallel)");
+
+  // Batch.
+  if (!r.has("--micro-batch-size")) assumed.push_back("--micro-batch-size 1 (not given)");
+  const int64_t micro = r.integer("--micro-batch-size", 1);
+  const int64_t global = r.integer("--global-batch-size", micro * dp);
+  if (global % (micro * dp) != 0)
+    throw WorkloadError("--global-batch-size", "= " + n(global) + " is not divisible by --micro-batch-size " +
+                                                   n(micro) + " × data-parallel size " + n(dp) + " = " + n(micro * dp));
+  const int64_t micro_batches = global / (micro * dp);
+  if (g.interleaved && micro_batches % pp != 0)
+    throw WorkloadError("--global-batch-size",
+                        "= " + n(global) + " makes " + n(micro_batches) +
+                            " micro-batches per iteration, not a multiple of --pipeline-model-parallel-size " + n(pp) +
+                            " as the interleaved schedule needs");
+
+  // Precision.
+  if (r.has("--fp16") && r.has("--bf16")) throw WorkloadError("--fp16", "and --bf16 exclude each other");
+  const Dtype dtype = r.has("--bf16") ? Dtype::bf16 : r.has("--fp16") ? Dtype::fp16 : Dtype::fp32;
+  std::optional<Dtype> reduce;
+  // Megatron-LM reduces bf16 gradients in fp32 unless told otherwise (accumulate_allreduce_grads_in_fp32).
+  if ((dtype == Dtype::bf16 && !r.has("--grad-reduce-in-bf16")) ||
+      (dtype == Dtype::fp16 && r.has("--accumulate-allreduce-grads-in-fp32")))
+    reduce = Dtype::fp32;
+
+  const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, inexpressible, assumed);
+  const Attention attn = attention(r, assumed);
+  const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
+  const int64_t divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
+  const int64_t vocab = tokenizer_vocab(r, s, o, assumed);
+  const int64_t padded = megatron_padded_vocab(vocab, divisible_by, tp);
+
+  // Everything the user must see before a file is written.
+  if ((!s.unknown.empty() && !o.allow_unknown) || (!inexpressible.empty() && !o.approximate)) {
+    std::string message;
+    std::vector<std::string> unknown = o.allow_unknown ? std::vector<std::string>{} : s.unknown;
+    std::vector<std::string> cannot = o.approximate ? std::vector<std::string>{} : inexpressible;
+    if (!unknown.empty())
+      message += n(static_cast<int64_t>(unknown.size())) + " argument" + (unknown.size() == 1 ? "" : "s") +
+                 " paratwin does not know: " + join(unknown) + " (--allow-unknown imports without them)";
+    if (!cannot.empty())
+      message += std::string(message.empty() ? "" : "; ") + n(static_cast<int64_t>(cannot.size())) + " argument" +
+                 (cannot.size() == 1 ? "" : "s") + " the workload format cannot express: " + join(cannot, "; ") +
+                 " (--approximate imports without them)";
+    throw MegatronArgumentsError(message, unknown, cannot);
+  }
+  if (o.allow_unknown) out.unknown = s.unknown;
+  if (o.approximate) out.dropped = inexpressible;
+  out.not_modelled = s.not_modelled;
+
+  // Communication settings as Megatron-LM runs them.
+  const bool profile_2021 = o.framework == "megatron-lm-2021";
+  const bool replicas = dp > 1;
+  bool overlap_grads = r.has("--overlap-grad-reduce") || r.word("--DDP-impl", "local") == "torch";
+  if (overlap_grads && !replicas) {
+    overlap_grads = false;
+    assumed.push_back("no data parallelism: the gradient-reduction overlap has nothing to overlap");
+  }
+  // The asynchronous tensor-parallel all-reduce came to Megatron-LM late in 2021 (after the SC21 runs).
+  const bool overlap_tp = tp > 1 && !profile_2021 && !r.has("--no-async-tensor-model-parallel-allreduce");
+  const bool scatter_gather = tp > 1 && pp > 1 && !r.has("--no-scatter-gather-tensors-in-pipeline");
+
+  // The workload file, in the order of the format's README.
+  nlohmann::ordered_json doc;
+  const std::string name =
+      !o.name.empty() ? o.name : "megatron-gpt-" + n(layers) + "l-" + n(hidden) + "h-" + n(world.ranks);
+  doc["name"] = name;
+  doc["description"] = "";  // filled below
+  auto& m = doc["model"];
+  m["layers"] = layers;
+  m["hidden"] = hidden;
+  m["heads"] = heads;
+  m["ffn_hidden"] = ffn;
+  m["seq_len"] = seq;
+  m["vocab"] = padded;
+  if (attn == Attention::flash) m["attention"] = "flash";
+  if (dropout > 0) m["attention_dropout"] = dropout;
+  if (moe.enabled())
+    m["moe"] = {
+        {"experts", moe.experts}, {"top_k", moe.top_k}, {"capacity_factor", moe.capacity_factor}, {"every", moe.every}};
+  auto& t = doc["training"];
+  t["global_batch"] = global;
+  t["micro_batch"] = micro;
+  t["dtype"] = to_string(dtype);
+  if (reduce) t["gradient_reduce_dtype"] = to_string(*reduce);
+  t["optimizer"] = "adam";
+  t["checkpointing"] = to_string(ckpt);
+  auto& p = doc["parallelism"];
+  p["data"] = {{"size", g.data}};
+  if (r.has("--use-distributed-optimizer")) p["data"]["zero"] = 1;
+  p["tensor"] =
+      tp > 1 ? nlohmann::ordered_json{{"mode", "megatron"}, {"size", tp}} : nlohmann::ordered_json{{"mode", "none"}};
+  if (sequence_parallel) p["sequence_parallel"] = true;
+  p["pipeline"] = {{"stages", pp}, {"schedule", g.interleaved ? "interleaved" : "1f1b"}, {"chunks", g.chunks}};
+  if (moe.enabled()) p["expert"] = {{"size", g.expert}};
+  auto& opt = doc["optimizations"];
+  opt = nlohmann::ordered_json::object();
+  if (overlap_tp) opt["overlap_all_reduce"] = true;
+  if (overlap_grads) opt["overlap_gradient_sync"] = true;
+  if (scatter_gather) opt["scatter_gather"] = true;
+  // Megatron-LM numbers ranks tensor first, then expert and data, pipeline last (order tp-cp-ep-dp-pp);
+  // --use-tp-pp-dp-mapping puts the pipeline before data.
+  std::vector<std::string> order;
+  if (tp > 1) order.emplace_back("tensor");
+  if (moe.enabled()) order.emplace_back("expert");
+  if (r.has("--use-tp-pp-dp-mapping")) {
+    order.emplace_back("pipe");
+    order.emplace_back("data");
+  } else {
+    order.emplace_back("data");
+    order.emplace_back("pipe");
+  }
+  const int64_t per_node = o.devices_per_node > 0 ? o.devices_per_node : world.per_node;
+  doc["placement"] = {{"order", order}, {"devices_per_node", per_node}};
+  doc["framework"] = {{"profile", o.framework}};
+
+  // The description: where every argument went.
+  std::vector<std::string> read;
+  for (const auto& [flag, arg] : s.modelled) read.push_back(arg.text());
+  std::string d = "Imported by paratwin import megatron from a Megatron-LM command line. Modelled: " + join(read) +
+                  ". World size " + n(world.ranks) + " (" + world.source + "): data-parallel size " + n(dp) + " = " +
+                  n(world.ranks) + " / (" + n(tp) + " × " + n(pp) + ")" +
+                  (moe.enabled() ? ", of which " + n(ep) + " expert-parallel" : "") + ". Vocabulary " + n(vocab) +
+                  " padded to " + n(padded) + " (a multiple of --make-vocab-size-divisible-by " + n(divisible_by) +
+                  " × tensor size " + n(tp) + ").";
+  if (per_node > 0)
+    d += " " + n(per_node) + " devices per node (" +
+         (o.devices_per_node > 0 ? "machine " + o.machine : std::string("the launcher")) + ").";
+  if (!assumed.empty()) d += " Assumed: " + join(assumed, "; ") + ".";
+  if (!out.dropped.empty()) d += " Not expressible, left out (--approximate): " + join(out.dropped, "; ") + ".";
+  if (!out.unknown.empty()) d += " Unknown, left out (--allow-unknown): " + join(out.unknown) + ".";
+  if (!out.not_modelled.empty()) {
+    std::vector<std::string> flags;
+    for (const auto& a : out.not_modelled) flags.push_back(a.substr(0, a.find(' ')));
+    d += " Not modelled (no effect on the cost model): " + join(flags) + ".";
+  }
+  doc["description"] = d;
+
+  out.text = doc.dump(2) + "\n";
+  out.workload = parse_workload(nlohmann::json::parse(out.text), "the imported workload");
+  return out;
+}
+
+const std::vector<std::pair<std::string, std::string>>& megatron_modelled_arguments() {
+  static const std::vector<std::pair<std::string, std::string>> kArguments = {
+      {"--num-layers, --hidden-size, --num-attention-heads", "model.layers, hidden, heads"},
+      {"--ffn-hidden-size", "model.ffn_hidden (default 4 × hidden)"},
+      {"--seq-length (--encoder-seq-length)", "model.seq_len; --max-position-embeddings is checked against it"},
+      {"--vocab-size, --tokenizer-type, --make-vocab-size-divisible-by",
+       "model.vocab, padded to a multiple of divisible-by (128) × tensor size; GPT2BPETokenizer: 50257"},
+      {"--attention-dropout", "model.attention_dropout (default 0.1)"},
+      {"--use-flash-attn, --attention-backend", "model.attention: flash (flash, fused, auto) or unfused"},
+      {"--num-experts, --moe-router-topk, --moe-layer-freq, --moe-expert-capacity-factor, --moe-ffn-hidden-size",
+       "model.moe (no capacity factor: dropless)"},
+      {"--micro-batch-size, --global-batch-size", "training.micro_batch, global_batch"},
+      {"--fp16, --bf16, --grad-reduce-in-bf16, --accumulate-allreduce-grads-in-fp32",
+       "training.dtype; bf16 gradients reduced in fp32 (training.gradient_reduce_dtype)"},
+      {"--recompute-granularity, --recompute-method, --recompute-num-layers, --recompute-activations",
+       "training.checkpointing full or selective"},
+      {"--checkpoint-activations, --activations-checkpoint-method (2021)", "training.checkpointing full"},
+      {"--tensor-model-parallel-size (--model-parallel-size)", "parallelism.tensor megatron, size"},
+      {"--pipeline-model-parallel-size", "parallelism.pipeline.stages"},
+      {"--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank",
+       "parallelism.pipeline.chunks, schedule interleaved"},
+      {"--expert-model-parallel-size", "parallelism.expert.size (taken out of the data-parallel size)"},
+      {"--sequence-parallel", "parallelism.sequence_parallel"},
+      {"--use-distributed-optimizer", "parallelism.data.zero 1"},
+      {"--overlap-grad-reduce, --DDP-impl torch", "optimizations.overlap_gradient_sync"},
+      {"--no-async-tensor-model-parallel-allreduce", "optimizations.overlap_all_reduce off"},
+      {"--no-scatter-gather-tensors-in-pipeline", "optimizations.scatter_gather off"},
+      {"--use-tp-pp-dp-mapping", "placement.order tensor, pipe, data"},
+      {"torchrun --nproc_per_node, --nnodes", "the world size: data.size = world / (tensor × pipeline)"},
+  };
+  return kArguments;
+}
+
+}  // namespace paratwin::workloads
