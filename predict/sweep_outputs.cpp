@@ -58,7 +58,7 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
      << "set output " << gp_string("scaling." + format) << "\n"
      << "set multiplot layout 1,2 title " << gp_string(spec.name + ": " + to_string(spec.scaling) + " scaling")
      << " noenhanced\n"
-     << "set logscale x 2\nset xlabel 'GPUs'\nset grid\nset key top left Left reverse noenhanced\n"
+     << "set logscale x 2\nset xlabel 'GPUs'\nset grid\nset key below Left reverse noenhanced\n"
      << "set ylabel 'iteration time [s]'\n";
   for (const char* column : {"2", "3"}) {
     gp << "plot ";
@@ -92,14 +92,14 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
   }
   gp << "EOD\n"
      << "reset\nset terminal " << (format == "png" ? "pngcairo size " : "svg size ")
-     << std::max<size_t>(900, 200 + 40 * bars) << "," << 500 + 6 * longest
+     << std::max<size_t>(900, 200 + 40 * bars) << "," << 480 + 5 * longest
      << (format == "png" ? " font 'sans,10'" : " dynamic background rgb 'white' font 'sans,11'") << "\n"
      << "set output " << gp_string("breakdown." + format) << "\n"
      << "set title " << gp_string(spec.name + ": time per iteration (busiest stage)") << " noenhanced\n"
      << "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
      << "set boxwidth 0.75\nset ylabel 'seconds'\nset grid ytics\nset key outside right noenhanced\n"
      << "set xtics rotate by 90 right noenhanced\nset yrange [0:*]\n"
-     << "set bmargin " << 3 + static_cast<int>(0.62 * static_cast<double>(longest)) << "\n"
+     << "set bmargin " << 3 + static_cast<int>(0.5 * static_cast<double>(longest)) << "\n"
      << "plot $breakdown using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication', "
         "'' using 4 title 'pipeline bubble', '' using 5 title 'other idle'\n";
   return gp.str();
