@@ -10,6 +10,7 @@ namespace {
 
 constexpr int kIdleThread = kStreams;        // the thread after the streams: the compute stream's waits
 constexpr size_t kFlushBytes = size_t{1} << 20;  // the stream gets the text in pieces of about this size
+constexpr int64_t kNodePidBase = 1000000000;     // node N's counters: process kNodePidBase + N (ranks stay below)
 
 void append_int(std::string& s, int64_t v) {
   char digits[24];
@@ -17,7 +18,7 @@ void append_int(std::string& s, int64_t v) {
   s.append(digits, r.ptr);
 }
 
-// Microseconds to the nanosecond, without trailing zeros: 1234.5 for 1234500 ns.
+// Microseconds of a time in ns (a multiple of kResolutionNs), without trailing zeros: 1234.5.
 void append_us(std::string& s, int64_t ns) {
   if (ns < 0) {
     s += '-';
@@ -75,7 +76,7 @@ const char* idle_name(IdleCause c) {
 }  // namespace
 
 int64_t trace_ns(double seconds) {
-  return std::llround(seconds * 1e9);
+  return std::llround(seconds * 1e9 / kResolutionNs) * kResolutionNs;
 }
 
 std::string describe_ranks(const std::vector<int64_t>& ranks) {
@@ -198,24 +199,37 @@ void ChromeTraceWriter::flow(const std::vector<Anchor>& anchors, const char* nam
   flush_if_full();
 }
 
-void ChromeTraceWriter::write_counter(int64_t rank, const Counter& c, int64_t ts) {
+void ChromeTraceWriter::write_counter(int64_t node, const Counter& c, int64_t ts) {
+  if (std::llround(c.node) == c.written_node && std::llround(c.net) == c.written_net) return;
   event_begin();
   buffer_ += "{\"ph\":\"C\",\"pid\":";
-  append_int(buffer_, rank);
+  append_int(buffer_, kNodePidBase + node);
   buffer_ += ",\"ts\":";
   append_us(buffer_, ts);
-  buffer_ += ",\"name\":\"in flight\",\"args\":{\"node\":";
+  buffer_ += ",\"name\":\"in flight\",\"args\":{\"intra-node\":";
   append_int(buffer_, std::max<int64_t>(0, std::llround(c.node)));
-  buffer_ += ",\"net\":";
+  buffer_ += ",\"network\":";
   append_int(buffer_, std::max<int64_t>(0, std::llround(c.net)));
   buffer_ += "}}";
   ++counts_.counters;
 }
 
 void ChromeTraceWriter::count(int64_t rank, int64_t ts, double node_delta, double net_delta) {
-  Counter& c = counters_[rank];
+  const int64_t node = placement_.slot_of(rank).node;
+  Counter& c = counters_[node];
+  if (c.pending_ts < 0) {
+    // The node's counters: a process of their own, after the ranks.
+    event_begin();
+    buffer_ += "{\"ph\":\"M\",\"pid\":";
+    append_int(buffer_, kNodePidBase + node);
+    buffer_ += ",\"name\":\"process_name\",\"args\":{\"name\":";
+    append_string(buffer_, "node " + std::to_string(node) + " (traced ranks' bytes in flight)");
+    buffer_ += "}}";
+  }
   if (c.pending_ts >= 0 && c.pending_ts != ts) {
-    write_counter(rank, c, c.pending_ts);
+    write_counter(node, c, c.pending_ts);
+    c.written_node = std::llround(c.node);
+    c.written_net = std::llround(c.net);
     flush_if_full();
   }
   c.node += node_delta;
@@ -287,7 +301,9 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
   const int tid = static_cast<int>(op.stream);
   const int64_t start = trace_ns(e.start), end = trace_ns(e.end);
 
-  std::string args;
+  // The kind in args, not in "cat": viewers join a flow's slices only when they share one category.
+  std::string args = "\"k\":";
+  append_string(args, to_string(op.kind));
   const auto arg = [&](const char* key, int64_t v) {
     if (!args.empty()) args += ',';
     args += '"';
@@ -300,10 +316,6 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
   if (op.chunk > 0) arg("c", op.chunk);
   if (op.phase == Phase::recompute) args += std::string(args.empty() ? "" : ",") + "\"p\":\"recompute\"";
   if (is_p2p(op.kind) || is_collective(op.kind)) arg("B", std::llround(op.bytes));
-  if (is_collective(op.kind)) {
-    args += ",\"g\":";
-    append_string(args, program_.grid.mask_name(op.group));
-  }
   slice(e.rank, tid, start, end, op.name, args);
 
   if ((is_p2p(op.kind) || is_collective(op.kind)) && op.bytes > 0) {
@@ -313,7 +325,7 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
 
   // This op consumed messages whose flows wait for it.
   if (auto it = awaiting_consumer_.find({e.rank, e.op}); it != awaiting_consumer_.end()) {
-    for (const Anchor& from : it->second) flow({from, Anchor{e.rank, tid, start}}, "message");
+    for (const Anchor& from : it->second) flow({from, Anchor{e.rank, tid, start}}, "msg");
     awaiting_consumer_.erase(it);
   }
   if (op.kind == OpKind::recv) {
@@ -330,7 +342,7 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
     if (consumer >= 0)
       awaiting_consumer_[{e.rank, static_cast<uint32_t>(consumer)}].push_back(from);
     else if (start > from.ts)
-      flow({from, Anchor{e.rank, tid, start}}, "message");
+      flow({from, Anchor{e.rank, tid, start}}, "msg");
     return;
   }
   if (is_collective(op.kind)) {
@@ -344,7 +356,7 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
     if (static_cast<int64_t>(joined.size()) < members) return;
     std::sort(joined.begin(), joined.end(),
               [](const Anchor& a, const Anchor& b) { return a.ts != b.ts ? a.ts < b.ts : a.pid < b.pid; });
-    flow(joined, "collective");
+    flow(joined, "coll");
     collectives_.erase(key);
   }
 }
@@ -370,15 +382,16 @@ void ChromeTraceWriter::idle(int64_t rank, const std::vector<IdleCharge>& pieces
 }
 
 void ChromeTraceWriter::finish() {
-  for (const auto& [rank, c] : counters_)
-    if (c.pending_ts >= 0) write_counter(rank, c, c.pending_ts);
+  for (const auto& [node, c] : counters_)
+    if (c.pending_ts >= 0) write_counter(node, c, c.pending_ts);
   buffer_ += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"about\":";
   append_string(buffer_, about_);
   buffer_ +=
-      ",\"legend\":\"times in microseconds; args: l layer, mb micro-batch, c model chunk, B bytes, g group, on the op "
-      "waited for; idle: the compute stream's waits as the breakdown charges them; in flight: bytes of running "
-      "communication ops, peers inside the node or across the network; flows: message send to consumer, "
-      "collective members in the order they joined\"";
+      ",\"legend\":\"times in microseconds; args: k op kind, l layer, mb micro-batch, c model chunk, B bytes, on the op waited for; "
+      "idle: the compute stream's waits as the breakdown charges them; node N: bytes of the traced ranks' running "
+      "communication ops on that node, with peers inside the node or across the network; flows: msg from a "
+      "send to the op that used the message, coll through a collective's traced members in the order they "
+      "joined\"";
   bool folded = false;
   for (const auto& [rank, stands_for] : traced_) folded = folded || stands_for.size() > 1;
   if (folded) {
