@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <streambuf>
 
@@ -201,8 +201,7 @@ StreamedOutput::StreamedOutput(const std::string& path, const std::string& what)
   } else {
     s.target.temporary += ".stream";
     s.buffer.fd = ::open(s.target.temporary.c_str(), O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0666);
-    if (s.buffer.fd < 0)
-      throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
+    if (s.buffer.fd < 0) throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
   }
 }
 

@@ -80,9 +80,8 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
     if (sim_options.trace_ranks.empty()) sim_options.trace_ranks = workloads::default_trace_ranks(program);
     trace = std::make_unique<workloads::ChromeTraceWriter>(
         program, *options.trace,
-        "paratwin simulate: " + w.name + " on " + std::to_string(nodes) + " nodes of " + machine.name + ", " +
-            choice.fidelity + " fidelity" + (choice.fold ? " (folded where the program allows)" : "") + ", " +
-            library);
+        "paratwin simulate: " + w.name + " on " + count(nodes, "node") + " of " + machine.name + ", " +
+            choice.fidelity + " fidelity" + (choice.fold ? " (folded where the program allows)" : "") + ", " + library);
     sim_options.trace_sink = trace.get();
   }
   step("building the SimGrid platform and starting the ranks' actors");

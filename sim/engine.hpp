@@ -39,7 +39,7 @@ struct SimOptions {
   // When set, the traced ranks' ops and waits go here as they happen (not into SimResult::events).
   // Folded, the actors of the trace ranks are traced, each told with the ranks it stands for.
   workloads::TraceSink* trace_sink = nullptr;
-  bool progress = false;             // print progress to stderr
+  bool progress = false;  // print progress to stderr
 };
 
 using workloads::OpEvent;

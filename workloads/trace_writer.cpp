@@ -8,7 +8,7 @@ namespace paratwin::workloads {
 
 namespace {
 
-constexpr int kIdleThread = kStreams;        // the thread after the streams: the compute stream's waits
+constexpr int kIdleThread = kStreams;            // the thread after the streams: the compute stream's waits
 constexpr size_t kFlushBytes = size_t{1} << 20;  // the stream gets the text in pieces of about this size
 constexpr int64_t kNodePidBase = 1000000000;     // node N's counters: process kNodePidBase + N (ranks stay below)
 
@@ -286,7 +286,14 @@ void ChromeTraceWriter::started(int64_t rank, uint32_t i, double at) {
     if (is_traced(peer)) {
       const int ch = channel_of(op);
       const int64_t ordinal = sends_started_[{rank, peer, ch}]++;
-      sends_[{rank, peer, ch, ordinal}] = Anchor{rank, static_cast<int>(op.stream), ts};
+      const MessageKey key{rank, peer, ch, ordinal};
+      const Anchor from{rank, static_cast<int>(op.stream), ts};
+      if (auto early = early_recvs_.find(key); early != early_recvs_.end()) {
+        flow({from, early->second}, "msg");
+        early_recvs_.erase(early);
+      } else {
+        sends_[key] = from;
+      }
     }
   }
   if (op.bytes > 0) {
@@ -334,7 +341,11 @@ void ChromeTraceWriter::finished(const OpEvent& e) {
     const int ch = channel_of(op);
     const int64_t ordinal = recvs_done_[{e.rank, peer, ch}]++;
     const auto it = sends_.find({peer, e.rank, ch, ordinal});
-    if (it == sends_.end()) return;  // the sender's start was not seen: no arrow rather than a wrong one
+    if (it == sends_.end()) {
+      // Received before it was sent: clocks that disagree (a measured run); the arrow waits for the send.
+      early_recvs_[{peer, e.rank, ch, ordinal}] = Anchor{e.rank, tid, start};
+      return;
+    }
     const Anchor from = it->second;
     sends_.erase(it);
     // An arrow ends at a slice that starts after the send did (viewers bind it to that slice's start).
@@ -387,7 +398,8 @@ void ChromeTraceWriter::finish() {
   buffer_ += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"about\":";
   append_string(buffer_, about_);
   buffer_ +=
-      ",\"legend\":\"times in microseconds; args: k op kind, l layer, mb micro-batch, c model chunk, B bytes, on the op waited for; "
+      ",\"legend\":\"times in microseconds; args: k op kind, l layer, mb micro-batch, c model chunk, B bytes, on the "
+      "op waited for; "
       "idle: the compute stream's waits as the breakdown charges them; node N: bytes of the traced ranks' running "
       "communication ops on that node, with peers inside the node or across the network; flows: msg from a "
       "send to the op that used the message, coll through a collective's traced members in the order they "

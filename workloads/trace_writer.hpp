@@ -57,7 +57,7 @@ class ChromeTraceWriter : public TraceSink {
   };
   struct Counter {
     double node = 0, net = 0;
-    int64_t pending_ts = -1;  // a value not written yet, at this time (the last change there wins)
+    int64_t pending_ts = -1;                    // a value not written yet, at this time (the last change there wins)
     int64_t written_node = 0, written_net = 0;  // the last values written (equal ones are not repeated)
   };
   using MessageKey = std::tuple<int64_t, int64_t, int, int64_t>;      // from, to, channel, ordinal
@@ -73,16 +73,17 @@ class ChromeTraceWriter : public TraceSink {
   Counts counts_;
   std::map<int64_t, std::vector<int64_t>> traced_;  // rank -> the ranks it stands for
   std::set<std::pair<int64_t, int>> named_threads_;
-  std::map<int64_t, Counter> counters_;  // per node
+  std::map<int64_t, Counter> counters_;                   // per node
   std::map<std::pair<int64_t, uint32_t>, bool> on_node_;  // (rank, mask) -> every member on its node
   std::map<std::pair<int64_t, uint32_t>, int64_t> traced_members_;
   std::vector<std::vector<int64_t>> consumer_;  // per role, per op: the first op that uses a received message
   // Flow state, only between traced ranks.
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> sends_started_, recvs_done_;  // (rank, peer, channel)
-  std::map<std::tuple<int64_t, uint32_t, int>, int64_t> collectives_done_;          // (rank, mask, stream)
-  std::map<MessageKey, Anchor> sends_;                                                // started, not yet received
-  std::map<std::pair<int64_t, uint32_t>, std::vector<Anchor>> awaiting_consumer_;     // (rank, op) -> senders
-  std::map<CollectiveKey, std::vector<Anchor>> collectives_;                          // members so far
+  std::map<std::tuple<int64_t, uint32_t, int>, int64_t> collectives_done_;           // (rank, mask, stream)
+  std::map<MessageKey, Anchor> sends_;                                               // started, not yet received
+  std::map<MessageKey, Anchor> early_recvs_;  // received before their send started (clocks apart)
+  std::map<std::pair<int64_t, uint32_t>, std::vector<Anchor>> awaiting_consumer_;  // (rank, op) -> senders
+  std::map<CollectiveKey, std::vector<Anchor>> collectives_;                       // members so far
   int64_t next_flow_ = 1;
 
   void event_begin();

@@ -73,7 +73,7 @@ const flows = data.Flows.flows;
 const found = {msg: 0, coll: 0};
 for (const flow of flows) {
   check(flow.length >= 2, 'a flow binds fewer than two slices');
-  ++found[flow[0].args?.k === 'send' || flow[0].args?.k === 'recv' ? 'msg' : 'coll'];
+  ++found[flow.some(e => e.args?.k === 'send' || e.args?.k === 'recv') ? 'msg' : 'coll'];
 }
 const processes = data.Renderer.processes.size;
 console.log(`load_trace: ${file}: ${processes} processes, ${foundThreads} threads, ${foundSlices} slices ` +
