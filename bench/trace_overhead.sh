@@ -19,7 +19,7 @@ wall() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-34s %6s %10s %9s %9s %9s\n' workload ranks "size (MB)" "no trace" "trace" overhead
+printf '%-34s %6s %10s %9s %9s %9s\n' workload ranks "size (MiB)" "no trace" "trace" overhead
 for spec in "$root/tests/e2e/good/gpt-80b-frontier-64.json frontier" \
             "$root/workloads/examples/gpt-5b-perlmutter-64-axonn.json perlmutter"; do
   read -r workload machine <<< "$spec"
