@@ -45,10 +45,16 @@ std::vector<Bar> read_bars(const nlohmann::json& trace, const std::string& where
     const auto& e = events[i];
     if (!e.is_object() || e.value("ph", "") != "X") continue;
     const std::string at = "traceEvents[" + std::to_string(i) + "]";
-    if (!e.contains("cat") || !e["cat"].is_string() || !e.contains("ts") || !e["ts"].is_number() ||
-        !e.contains("dur") || !e["dur"].is_number() || !e.contains("pid") || !e["pid"].is_number_integer())
-      throw InputError(where, at + ": needs cat, ts, dur and pid");
-    const int row = class_of(e["cat"].get<std::string>());
+    // The op's kind: args.k (traces since they stream), or cat (older ones). A slice with neither is
+    // no op (the idle thread's waits).
+    const nlohmann::json* kind = nullptr;
+    if (e.contains("args") && e["args"].is_object() && e["args"].contains("k")) kind = &e["args"]["k"];
+    if (!kind && e.contains("cat")) kind = &e["cat"];
+    if (!kind) continue;
+    if (!kind->is_string() || !e.contains("ts") || !e["ts"].is_number() || !e.contains("dur") ||
+        !e["dur"].is_number() || !e.contains("pid") || !e["pid"].is_number_integer())
+      throw InputError(where, at + ": needs a kind (args.k or cat), ts, dur and pid");
+    const int row = class_of(kind->get<std::string>());
     if (row < 0) continue;
     Bar b;
     b.rank = e["pid"].get<int64_t>();

@@ -84,9 +84,10 @@ Comparison run_comparison(const Launch& launch, const CompareJob& job,
     exec.insert(exec.end(), {"--timeout", seconds});
   }
   run_or_throw(exec, file("exec.log"), "executing " + job.workload + " on " + std::to_string(job.ranks) + " ranks");
-  run_or_throw({launch.paratwin, "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile",
-                job.profile, "--json", file("predicted.json"), "--trace", file("predicted-trace.json")},
-               file("simulate.log"), "simulating " + job.workload);
+  run_or_throw(
+      {launch.paratwin, "simulate", "--workload", job.workload, "--machine", launch.machine, "--profile", job.profile,
+       "--json", file("predicted.json"), "--trace", file("predicted-trace.json"), "--trace-ranks", "all"},
+      file("simulate.log"), "simulating " + job.workload);
 
   const auto predicted_trace = read_json(file("predicted-trace.json"));
   const auto measured_trace = read_json(file("measured-trace.json"));

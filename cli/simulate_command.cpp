@@ -1,15 +1,18 @@
 // `paratwin simulate`: predict one training iteration of a workload on a machine with SimGrid.
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/simulation_report.hpp"
 #include "common/report_text.hpp"
+#include "common/input_error.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_plot.hpp"
 #include "workloads/embedded_examples.hpp"
+#include "workloads/trace.hpp"
 
 namespace paratwin::cli {
 
@@ -24,13 +27,50 @@ struct SimulateArgs {
   std::string trace;
   std::string json;
   std::string plot;
-  std::vector<int64_t> trace_ranks;
+  std::vector<std::string> trace_ranks;
   std::vector<std::string> algorithms;
   bool progress = false;
   bool no_progress = false;
   bool fold = false;
   std::string profile;
 };
+
+// The ranks `--trace-ranks` names: each value a rank, a range A-B, or "all". A rank past the last one
+// is left for predict() to refuse with the rest (it names the workload's ranks).
+std::vector<int64_t> parse_trace_ranks(const std::vector<std::string>& values, int64_t ranks) {
+  std::vector<int64_t> out;
+  const auto number = [](const std::string& value, const std::string& text) {
+    size_t used = 0;
+    int64_t n = -1;
+    try {
+      n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size() || n < 0 || text.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError("--trace-ranks", "= " + value + " is neither a rank, a range of ranks A-B, nor all");
+    return n;
+  };
+  for (const std::string& v : values) {
+    if (v == "all") {
+      for (int64_t r = 0; r < ranks; ++r) out.push_back(r);
+      continue;
+    }
+    const size_t dash = v.find('-');
+    if (dash == std::string::npos) {
+      out.push_back(number(v, v));
+      continue;
+    }
+    const int64_t first = number(v, v.substr(0, dash)), last = number(v, v.substr(dash + 1));
+    if (last < first) throw InputError("--trace-ranks", "= " + v + " is an empty range");
+    if (last >= ranks) {
+      out.push_back(last);  // refused by predict(), naming the workload's ranks
+      continue;
+    }
+    for (int64_t r = first; r <= last; ++r) out.push_back(r);
+  }
+  return out;
+}
 
 // Progress by default where a run takes long enough to look hung without it.
 bool wants_progress(const SimulateArgs& a, int64_t ranks) {
@@ -69,7 +109,13 @@ Action add_simulate_command(CLI::App& app) {
                   "(ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct); repeatable, e.g. "
                   "--algorithm all_reduce=tree");
   cmd->add_option("--trace", a->trace, "write a Chrome-trace timeline (Perfetto) to this file");
-  cmd->add_option("--trace-ranks", a->trace_ranks, "ranks to trace (default: all up to 64 ranks, else rank 0)")
+  cmd->add_option("--trace-ranks", a->trace_ranks,
+                  "ranks to trace: ranks, ranges A-B, or all (default: one pipeline column end to end, one rank "
+                  "per pipeline stage of data replica 0 with tensor and expert coordinates 0, plus stage 0's "
+                  "tensor group when it has at most " +
+                      std::to_string(workloads::kSmallTensorGroup) +
+                      " ranks, else its lines along each tensor axis; folded, the actors standing for them, "
+                      "the trace saying which ranks each stands for)")
       ->needs("--trace");
   cmd->add_option("--json", a->json, "write the results as JSON to this file");
   cmd->add_option("--plot", a->plot,
@@ -103,22 +149,26 @@ Action add_simulate_command(CLI::App& app) {
     options.library = a->library;
     options.profile = a->profile;
     options.algorithms = a->algorithms;
-    options.trace = !a->trace.empty();
-    options.trace_ranks = a->trace_ranks;
+    options.trace_ranks = parse_trace_ranks(a->trace_ranks, w.total_ranks());
+    // Streamed into a temporary file as the simulation runs; committed with --json below, or removed.
+    std::unique_ptr<StreamedOutput> trace;
+    if (!a->trace.empty()) trace = std::make_unique<StreamedOutput>(a->trace, "--trace");
+    options.trace = trace ? &trace->stream() : nullptr;
     options.progress = wants_progress(*a, w.total_ranks());
     options.fold = a->fold;
     if (options.progress) options.step = step_log();
     options.warn = print_warning;
     const auto p = predict::predict(w, predict::load_machine(a->machine, a->profile), options);
     std::vector<std::pair<std::string, std::string>> outputs;
-    if (options.trace) outputs.emplace_back(a->trace, p.trace);
     if (!a->json.empty()) outputs.emplace_back(a->json, predict::to_json(p).dump(2) + "\n");
     if (!a->plot.empty())
       outputs.emplace_back(a->plot, predict::render_run_plot(
                                         w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
                                             " ranks: " + formatted(p.iteration_seconds, "%.4g") + " s per iteration",
                                         {{w.name, *p.summary}}, predict::plot_format(a->plot, "--plot")));
-    write_files_atomically(outputs);
+    std::vector<StreamedOutput*> streamed;
+    if (trace) streamed.push_back(trace.get());
+    write_files_atomically(outputs, streamed);
     print_simulation_report(w, p);
     return 0;
   };

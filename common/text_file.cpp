@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <streambuf>
 
 #include "common/input_error.hpp"
 
@@ -130,17 +132,89 @@ void remove_temporaries(const std::vector<Target>& targets) {
   }
 }
 
-}  // namespace
-
-int write_whole(int fd, const std::string& text) {
+int write_bytes(int fd, const char* data, size_t size) {
   size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return n < 0 ? errno : EIO;
     done += static_cast<size_t>(n);
   }
   return 0;
+}
+
+// Hands what the stream writes straight to the descriptor (the writer buffers), and remembers the first
+// failure: the commit reports it, and nothing is written after it.
+class DescriptorBuffer : public std::streambuf {
+ public:
+  int fd = -1;
+  int error = 0;
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (error == 0 && n > 0) error = write_bytes(fd, s, static_cast<size_t>(n));
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    xsputn(&ch, 1);
+    return c;
+  }
+};
+
+}  // namespace
+
+int write_whole(int fd, const std::string& text) {
+  return write_bytes(fd, text.data(), text.size());
+}
+
+struct StreamedOutput::State {
+  Target target;
+  DescriptorBuffer buffer;
+  std::ostream out{&buffer};
+  bool done = false;  // committed or discarded
+
+  // Closes the temporary file and, unless committed, removes it.
+  void discard() {
+    if (done) return;
+    done = true;
+    if (buffer.fd >= 0) ::close(buffer.fd);
+    buffer.fd = -1;
+    std::error_code ignored;
+    if (!target.special) fs::remove(target.temporary, ignored);
+  }
+};
+
+StreamedOutput::StreamedOutput(const std::string& path, const std::string& what) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.target = classify(path, what);
+  if (s.target.special) {
+    // Written through at the commit, so that a failed run writes nothing there: held until then in a
+    // file nobody else can open.
+    const char* dir = std::getenv("TMPDIR");
+    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/paratwin-output-XXXXXX";
+    s.buffer.fd = ::mkstemp(name.data());
+    if (s.buffer.fd < 0)
+      throw InputError(label(path, what), std::string("cannot be written: no temporary file: ") + std::strerror(errno));
+    ::unlink(name.c_str());
+  } else {
+    s.target.temporary += ".stream";
+    s.buffer.fd = ::open(s.target.temporary.c_str(), O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0666);
+    if (s.buffer.fd < 0) throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
+  }
+}
+
+StreamedOutput::~StreamedOutput() {
+  state_->discard();
+}
+
+std::ostream& StreamedOutput::stream() {
+  return state_->out;
+}
+
+const std::string& StreamedOutput::path() const {
+  return state_->target.given;
 }
 
 void check_output_file(const std::string& path, const std::string& what) {
@@ -165,7 +239,31 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   write_files_atomically({{path, text}});
 }
 
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+// Copies a streamed output's unnamed temporary file through to its special target.
+static void copy_through(StreamedOutput::State& s, const std::string& shown) {
+  const int from = s.buffer.fd;
+  if (::lseek(from, 0, SEEK_SET) < 0) throw InputError(shown, std::string("write failed: ") + std::strerror(errno));
+  int to = s.target.descriptor;
+  if (to < 0) {
+    to = ::open(s.target.real.c_str(), O_WRONLY | O_CLOEXEC);
+    if (to < 0) throw InputError(shown, std::string("cannot be written: ") + std::strerror(errno));
+  } else {
+    std::fflush(nullptr);  // what was printed before comes first
+  }
+  std::string chunk(1 << 20, '\0');
+  int error = 0;
+  for (;;) {
+    const ssize_t n = ::read(from, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) error = errno;
+    if (n <= 0 || (error = write_bytes(to, chunk.data(), static_cast<size_t>(n))) != 0) break;
+  }
+  if (s.target.descriptor < 0 && ::close(to) != 0 && error == 0) error = errno;
+  if (error != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(error));
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files,
+                            const std::vector<StreamedOutput*>& streamed) {
   std::vector<Target> targets;
   for (const auto& [path, text] : files) {
     targets.push_back(classify(path, ""));
@@ -181,8 +279,22 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
       const auto old = fs::status(t.real, ec);
       if (fs::exists(old)) fs::permissions(t.temporary, old.permissions(), ec);
     }
+    for (StreamedOutput* out : streamed) {
+      StreamedOutput::State& s = *out->state_;
+      const std::string& shown = s.target.given;
+      if (s.buffer.error != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(s.buffer.error));
+      if (s.target.special) continue;
+      const int fd = s.buffer.fd;
+      s.buffer.fd = -1;
+      if (::close(fd) != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(errno));
+      std::error_code ec;
+      const auto old = fs::status(s.target.real, ec);
+      if (fs::exists(old)) fs::permissions(s.target.temporary, old.permissions(), ec);
+    }
     for (size_t i = 0; i < files.size(); ++i)
       if (targets[i].special) write_special(targets[i], files[i].second);
+    for (StreamedOutput* out : streamed)
+      if (out->state_->target.special) copy_through(*out->state_, out->state_->target.given);
     for (size_t i = 0; i < files.size(); ++i) {
       const Target& t = targets[i];
       if (t.special) continue;
@@ -190,8 +302,20 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
       fs::rename(t.temporary, t.real, ec);
       if (ec) throw InputError(t.given, "cannot be replaced: " + ec.message());
     }
+    for (StreamedOutput* out : streamed) {
+      StreamedOutput::State& s = *out->state_;
+      if (!s.target.special) {
+        std::error_code ec;
+        fs::rename(s.target.temporary, s.target.real, ec);
+        if (ec) throw InputError(s.target.given, "cannot be replaced: " + ec.message());
+      }
+      s.done = true;
+      if (s.buffer.fd >= 0) ::close(s.buffer.fd);
+      s.buffer.fd = -1;
+    }
   } catch (...) {
     remove_temporaries(targets);
+    for (StreamedOutput* out : streamed) out->state_->discard();
     throw;
   }
 }

@@ -1,6 +1,7 @@
 #include "predict/predict.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <simgrid/s4u.hpp>
 
 #include "calibration/profile.hpp"
@@ -12,6 +13,7 @@
 #include "topology/platform.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/trace.hpp"
+#include "workloads/trace_writer.hpp"
 
 namespace paratwin::predict {
 
@@ -72,15 +74,20 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
     if (r < 0 || r >= program.grid.size())
       throw InputError("--trace-ranks", "= " + std::to_string(r) + " but the workload has ranks 0 to " +
                                             std::to_string(program.grid.size() - 1));
+  std::unique_ptr<workloads::ChromeTraceWriter> trace;
   if (options.trace) {
     sim_options.trace_ranks = options.trace_ranks;
-    if (sim_options.trace_ranks.empty())
-      for (int64_t r = 0; r < std::min<int64_t>(program.grid.size(), program.grid.size() <= 64 ? 64 : 1); ++r)
-        sim_options.trace_ranks.push_back(r);
+    if (sim_options.trace_ranks.empty()) sim_options.trace_ranks = workloads::default_trace_ranks(program);
+    trace = std::make_unique<workloads::ChromeTraceWriter>(
+        program, *options.trace,
+        "paratwin simulate: " + w.name + " on " + count(nodes, "node") + " of " + machine.name + ", " +
+            choice.fidelity + " fidelity" + (choice.fold ? " (folded where the program allows)" : "") + ", " + library);
+    sim_options.trace_sink = trace.get();
   }
   step("building the SimGrid platform and starting the ranks' actors");
   const auto engine = topology::start_engine();
   const auto r = sim::simulate(program, topology, sim_options);
+  if (trace) trace->finish();
   step("done: " + std::to_string(r.actors) + " actors, " + std::to_string(r.flows) + " SimGrid transfers");
 
   std::vector<RankRow> rows;
@@ -105,7 +112,6 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   if (!r.folded && sim_options.fold) record.not_folded_because = r.fold_note;
   auto p = prediction_of(summarize(w, program, machine, r.iteration_time, rows, collectives), std::move(record));
   p.warnings = std::move(warnings);
-  if (options.trace) p.trace = workloads::chrome_trace(program, r.events);
   return p;
 }
 

@@ -4,6 +4,7 @@
 // engine per process, so callers that predict many points run each in a child (predict_in_child).
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@ struct PointOptions {
   bool fold = false;                    // simulate: with "auto", fold whatever the rank count
   std::vector<std::string> algorithms;  // simulate: "KIND=ALGORITHM" overrides
   std::string profile;                  // the profile the caller applied to the machine, recorded
-  bool trace = false;                   // simulate: build a Chrome trace
-  std::vector<int64_t> trace_ranks;     // empty: all up to 64 ranks, else rank 0
+  std::ostream* trace = nullptr;        // simulate: stream a Chrome trace here as the simulation runs
+  std::vector<int64_t> trace_ranks;     // empty: workloads::default_trace_ranks (one pipeline column)
   bool progress = false;                // simulate: the engine's progress on stderr
   // Called before each long step of a simulation ("lowering ...", "routing ..."), when set.
   std::function<void(const std::string&)> step;

@@ -42,7 +42,6 @@ struct Prediction {
   std::optional<RunSummary> summary;                // simulate
   std::optional<SimulationRecord> simulation;       // simulate
   std::optional<sim::AnalyticalEstimate> estimate;  // analytical
-  std::string trace;                                // Chrome trace JSON, when asked for (simulate)
   std::vector<std::string> warnings;                // options that had no effect
 };
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every build, test and plotting dependency of paratwin from Debian's packages.
+# Installs every build, test and plotting dependency of paratwin from Debian's packages, and the trace
+# viewer the tests load traces with (Chrome DevTools' trace engine, from npm at the version pinned in
+# tests/viewer/package-lock.json, into tests/viewer/node_modules).
 # Idempotent: packages already present are left as they are; apt-get update runs only when
 # something is missing. CUDA, cuBLAS and NCCL are optional and are never installed here.
 set -euo pipefail
@@ -17,6 +19,13 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm for the trace viewer: Debian's, unless the machine already has both (a Node.js
+# installed otherwise ships its own npm, which Debian's npm package conflicts with).
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  for p in nodejs npm; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
 
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
@@ -26,4 +35,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: all dependencies present"
+fi
+
+# The trace viewer: exactly the locked versions, reinstalled only when the lock changed.
+viewer="$(dirname "$0")/../tests/viewer"
+if ! cmp -s "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json.installed" 2> /dev/null; then
+  echo "install-deps: installing the trace viewer (tests/viewer) from npm"
+  (cd "$viewer" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json.installed"
+else
+  echo "install-deps: trace viewer present"
 fi

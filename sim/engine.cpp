@@ -41,6 +41,25 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
     for (int64_t r : options.trace_ranks)
       if (r >= 0 && r < program.grid.size())
         shared.traced[static_cast<size_t>(shared.fold.rep[static_cast<size_t>(r)])] = true;
+  if (options.trace_sink) {
+    std::map<int64_t, std::vector<int64_t>> stands_for;  // traced actor -> its ranks
+    for (int64_t r : options.trace_ranks)
+      if (r >= 0 && r < program.grid.size())
+        stands_for[shared.fold.active ? shared.fold.rep[static_cast<size_t>(r)] : r];
+    for (auto& [actor, ranks] : stands_for) {
+      if (!shared.fold.active) {
+        ranks.push_back(actor);
+        continue;
+      }
+      for (int64_t r = 0; r < program.grid.size(); ++r)
+        if (shared.fold.rep[static_cast<size_t>(r)] == actor) ranks.push_back(r);
+    }
+    std::fill(shared.traced.begin(), shared.traced.end(), false);
+    for (const auto& [actor, ranks] : stands_for) {
+      shared.traced[static_cast<size_t>(actor)] = true;
+      options.trace_sink->traced(actor, ranks);
+    }
+  }
   sg4::Engine::get_instance()->run();
   SimResult out = std::move(shared.result);
 
@@ -51,6 +70,8 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
   if (shared.fold.active) {
     for (int64_t r = 0; r < program.grid.size(); ++r)
       out.ranks[static_cast<size_t>(r)] = out.ranks[static_cast<size_t>(shared.fold.rep[static_cast<size_t>(r)])];
+  }
+  if (shared.fold.active && !options.trace_sink) {
     std::vector<int64_t> wanted;
     for (int64_t r : options.trace_ranks)
       if (r >= 0 && r < program.grid.size() && std::find(wanted.begin(), wanted.end(), r) == wanted.end())

@@ -14,6 +14,7 @@
 #include "workloads/op_walker.hpp"
 #include "workloads/program.hpp"
 #include "workloads/trace.hpp"
+#include "workloads/trace_sink.hpp"
 
 namespace paratwin::sim {
 
@@ -35,7 +36,10 @@ struct SimOptions {
   // Replaces the cost model for compute ops when set (tests: exact, round costs).
   std::function<double(const workloads::Op&)> compute_seconds;
   std::vector<int64_t> trace_ranks;  // ranks whose every op is recorded
-  bool progress = false;             // print progress to stderr
+  // When set, the traced ranks' ops and waits go here as they happen (not into SimResult::events).
+  // Folded, the actors of the trace ranks are traced, each told with the ranks it stands for.
+  workloads::TraceSink* trace_sink = nullptr;
+  bool progress = false;  // print progress to stderr
 };
 
 using workloads::OpEvent;
@@ -59,7 +63,7 @@ struct CollectiveStats {
 struct SimResult {
   double iteration_time = 0;
   std::vector<RankTimes> ranks;
-  std::vector<OpEvent> events;  // of the traced ranks, in completion order
+  std::vector<OpEvent> events;  // of the traced ranks, in completion order (without a trace sink)
   std::vector<CollectiveStats> collectives;
   int64_t flows = 0;      // SimGrid transfers (fast fidelity: one per phase and transfer size)
   int64_t transfers = 0;  // device-to-device transfers they stand for

@@ -33,7 +33,11 @@ void RankActor::start(int s, uint32_t i) {
   f.active = true;
   f.op = i;
   f.start = sg4::Engine::get_clock();
-  walker_.started(i, f.start);
+  const auto& waits = walker_.started(i, f.start);
+  if (st_.options.trace_sink && st_.traced[static_cast<size_t>(rank_)]) {
+    if (!waits.empty()) st_.options.trace_sink->idle(rank_, waits, f.start);
+    st_.options.trace_sink->started(rank_, i, f.start);
+  }
   if (workloads::is_compute(op.kind))
     start_compute(s, i);
   else if (workloads::is_p2p(op.kind))
@@ -343,9 +347,13 @@ void RankActor::complete(int s) {
     for (const auto& [j, seconds] : f.batch) {
       const bool last = j == f.batch.back().first;
       const double end = total > 0 && !last ? t + (now - f.start) * seconds / total : now;
-      if (j != f.batch.front().first) walker_.started(j, t);
+      if (j != f.batch.front().first) {
+        const auto& waits = walker_.started(j, t);
+        if (st_.options.trace_sink && st_.traced[static_cast<size_t>(rank_)] && !waits.empty())
+          st_.options.trace_sink->idle(rank_, waits, t);
+      }
       walker_.finished(j, t, end);
-      if (st_.traced[static_cast<size_t>(rank_)]) st_.result.events.push_back({rank_, j, t, end});
+      if (st_.traced[static_cast<size_t>(rank_)]) record({rank_, j, t, end});
       t = end;
     }
     st_.op_done(static_cast<int64_t>(f.batch.size()));
@@ -354,7 +362,7 @@ void RankActor::complete(int s) {
   }
   walker_.finished(f.op, f.start, now);
   st_.op_done(1);
-  if (st_.traced[static_cast<size_t>(rank_)]) st_.result.events.push_back({rank_, f.op, f.start, now});
+  if (st_.traced[static_cast<size_t>(rank_)]) record({rank_, f.op, f.start, now});
   if (workloads::is_collective(op.kind)) {
     auto& c = st_.collective_stats[{static_cast<int>(op.kind), op.group}];
     c.kind = op.kind;
@@ -365,6 +373,13 @@ void RankActor::complete(int s) {
     c.bytes += op.bytes * weight_;
     c.seconds += (now - f.start) * weight_;
   }
+}
+
+void RankActor::record(const workloads::OpEvent& e) {
+  if (st_.options.trace_sink)
+    st_.options.trace_sink->finished(e);
+  else
+    st_.result.events.push_back(e);
 }
 
 void RankActor::add_activity(int s, sg4::ActivityPtr a) {

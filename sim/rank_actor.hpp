@@ -36,7 +36,10 @@ class RankActor {
       if (walker_.finished()) break;
       wait_for_event();
     }
-    walker_.close(sg4::Engine::get_clock());
+    const double end = sg4::Engine::get_clock();
+    const auto& waits = walker_.close(end);
+    if (st_.options.trace_sink && st_.traced[static_cast<size_t>(rank_)] && !waits.empty())
+      st_.options.trace_sink->idle(rank_, waits, end);
     report();
   }
 
@@ -109,6 +112,8 @@ class RankActor {
   void add_activity(int s, sg4::ActivityPtr a);
   // Stream s's op (or batch) ended now: the walker, the trace and the collective table learn it.
   void complete(int s);
+  // A traced op's event: to the trace sink, or kept in the results.
+  void record(const workloads::OpEvent& e);
   // The rank's ledger into the results; its collectives' exposed time counts for every rank it stands for.
   void report();
 

@@ -3,6 +3,7 @@
 // options refused before any engine starts.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 #include "common/input_error.hpp"
@@ -62,12 +63,13 @@ TEST(SimulatedPrediction, TraceAndWarnings) {
   pp::ChildPool pool(1);
   pool.start(0, [&] {
     pp::PointOptions o;
-    o.trace = true;
+    std::ostringstream trace;
+    o.trace = &trace;
     o.algorithms = {"all_to_all=pairwise"};  // the workload has none
     int warned = 0;
     o.warn = [&](const std::string&) { ++warned; };
     const auto p = pp::predict(w, machine, o);
-    return nlohmann::json{{"trace", p.trace.size()}, {"warnings", p.warnings}, {"warned", warned}};
+    return nlohmann::json{{"trace", trace.str().size()}, {"warnings", p.warnings}, {"warned", warned}};
   });
   const auto r = pool.wait(-1);
   ASSERT_TRUE(r && r->ok) << (r ? r->error : "no result");
