@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -143,16 +144,37 @@ int write_bytes(int fd, const char* data, size_t size) {
   return 0;
 }
 
-// Hands what the stream writes straight to the descriptor (the writer buffers), and remembers the first
-// failure: the commit reports it, and nothing is written after it.
+// Hands what the stream writes straight to the descriptor (the writer buffers), gzip-compressed when the
+// output's name ends in .gz (Perfetto and chrome://tracing open such traces as they are), and remembers
+// the first failure: the commit reports it, and nothing is written after it.
 class DescriptorBuffer : public std::streambuf {
  public:
   int fd = -1;
   int error = 0;
 
+  ~DescriptorBuffer() override {
+    if (gzip_) deflateEnd(&z_);
+  }
+  // Level 1: a trace's repetitive JSON shrinks about tenfold at a small cost in time.
+  void compress() {
+    z_ = z_stream{};
+    if (deflateInit2(&z_, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) error = ENOMEM;
+    gzip_ = error == 0;
+  }
+  // Ends the gzip stream (a no-op for plain output); before the descriptor is closed or copied.
+  void finish() {
+    if (!gzip_ || finished_) return;
+    finished_ = true;
+    deflate_some(nullptr, 0, Z_FINISH);
+  }
+
  protected:
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    if (error == 0 && n > 0) error = write_bytes(fd, s, static_cast<size_t>(n));
+    if (error != 0 || n <= 0) return n;
+    if (gzip_)
+      deflate_some(s, static_cast<size_t>(n), Z_NO_FLUSH);
+    else
+      error = write_bytes(fd, s, static_cast<size_t>(n));
     return n;
   }
   int_type overflow(int_type c) override {
@@ -160,6 +182,28 @@ class DescriptorBuffer : public std::streambuf {
     const char ch = traits_type::to_char_type(c);
     xsputn(&ch, 1);
     return c;
+  }
+
+ private:
+  z_stream z_{};
+  bool gzip_ = false, finished_ = false;
+
+  void deflate_some(const char* data, size_t size, int flush) {
+    char out[1 << 16];
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+    z_.avail_in = static_cast<uInt>(size);
+    int status = Z_OK;
+    do {
+      z_.next_out = reinterpret_cast<Bytef*>(out);
+      z_.avail_out = sizeof out;
+      status = deflate(&z_, flush);
+      if (status == Z_STREAM_ERROR) {
+        error = EIO;
+        return;
+      }
+      const size_t produced = sizeof out - z_.avail_out;
+      if (produced > 0 && error == 0) error = write_bytes(fd, out, produced);
+    } while (error == 0 && (z_.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END)));
   }
 };
 
@@ -203,6 +247,7 @@ StreamedOutput::StreamedOutput(const std::string& path, const std::string& what)
     s.buffer.fd = ::open(s.target.temporary.c_str(), O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0666);
     if (s.buffer.fd < 0) throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
   }
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) s.buffer.compress();
 }
 
 StreamedOutput::~StreamedOutput() {
@@ -282,6 +327,8 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     for (StreamedOutput* out : streamed) {
       StreamedOutput::State& s = *out->state_;
       const std::string& shown = s.target.given;
+      s.out.flush();
+      s.buffer.finish();
       if (s.buffer.error != 0) throw InputError(shown, std::string("write failed: ") + std::strerror(s.buffer.error));
       if (s.target.special) continue;
       const int fd = s.buffer.fd;

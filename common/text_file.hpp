@@ -28,7 +28,7 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // written through only at the end), which write_files_atomically commits with the outputs of the same
 // run, or removes when it or the run fails. A failed write is remembered (the stream stops there) and
 // reported by the commit, naming the path. Not committed (an exception, an early return), the
-// temporary file goes with the object.
+// temporary file goes with the object. A path ending in .gz is gzip-compressed as it is written.
 class StreamedOutput {
  public:
   // Throws InputError, like check_output_file, when `path` cannot receive the output.

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libcli11-dev
-  libopenmpi-dev openmpi-bin libopenblas-dev
+  libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
   libgtest-dev googletest
   clang libfuzzer-14-dev libclang-rt-14-dev clang-format
   gnuplot-nox

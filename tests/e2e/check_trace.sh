@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Traces that scale: every rank of a 64-rank workload (GPT-5B, AxoNN 4-D) traced in at most 20 MB, valid
+# Traces that scale: every rank of a 64-rank workload (GPT-5B, AxoNN 4-D) traced in at most 20 MB (GPT-80B's
+# 64 GCDs gzip-compressed), valid
 # JSON loaded by a real viewer (DevTools' trace engine, tests/viewer) with its ranks, threads, slices and
 # flows; the default ranks above 64 ranks (one pipeline column and stage 0's tensor group); a folded
 # simulation traces its actors and says whom they stand for; rank lists and ranges.
@@ -29,6 +30,17 @@ echo "64 ranks, all traced: $size bytes"
 grep -q '"ph":"s"' "$tmp/all.json" || fail "no flow in the 64-rank trace"
 node "$viewer" "$tmp/all.json" --processes 64 ||
   fail "the viewer did not load the 64-rank trace"
+
+# GPT-80B weak-scaled to 64 GCDs, every rank traced: too large as JSON, so written gzip-compressed (a
+# name ending in .gz), within the limit; the same events as the plain file, and the viewer loads them.
+"$pt" simulate -w "$root/tests/e2e/good/gpt-80b-frontier-64.json" -m frontier --trace "$tmp/80b.json.gz" \
+  --trace-ranks all > "$tmp/80b.out" 2>&1 || { fail "simulate --trace 80b.json.gz exited $?"; tail -5 "$tmp/80b.out"; }
+size=$(stat -c %s "$tmp/80b.json.gz" 2> /dev/null || echo 0)
+echo "GPT-80B, 64 ranks, all traced, gzip: $size bytes"
+((size > 0 && size <= limit)) || fail "the gzip 64-rank GPT-80B trace has $size bytes, more than $limit"
+gzip -dc "$tmp/80b.json.gz" > "$tmp/80b.json" || fail "80b.json.gz is not gzip"
+[[ $(processes "$tmp/80b.json") == 64 ]] || fail "the gzip trace has $(processes "$tmp/80b.json") ranks, not 64"
+node "$viewer" "$tmp/80b.json" --processes 64 || fail "the viewer did not load the decompressed GPT-80B trace"
 
 # The default above 64 ranks: 128 ranks (tensor 4, pipeline 2, data 16): stage 0's tensor group 0-3
 # and stage 1's first rank 4.
