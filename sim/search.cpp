@@ -31,6 +31,88 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+namespace {
+
+struct Tried {
+  size_t variant = 0;
+  AnalyticalEstimate estimate;
+};
+
+// Whether an estimated variant settles `k` without an estimate: one that fits and is taken to be no
+// slower, or one that does not fit and is taken to need no more memory.
+bool settled(const Configuration& c, const std::vector<Tried>& tried, const Knobs& k) {
+  for (const auto& t : tried) {
+    const Knobs& u = c.variants[t.variant];
+    if (t.estimate.fits() ? no_slower(c, u, k) : no_larger(u, k)) return true;
+  }
+  return false;
+}
+
+// The order variants are looked at: the expected fastest first (if it fits, it settles every variant
+// taken to be no faster), then the one needing least memory (if even it does not fit, no other can),
+// then the rest, expected fastest first, so that a fitting one settles the slower ones behind it.
+std::vector<size_t> visiting_order(const Configuration& c) {
+  std::vector<size_t> order(c.variants.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  size_t least = 0;
+  for (size_t i = 1; i < c.variants.size(); ++i)
+    if (no_larger(c.variants[i], c.variants[least])) least = i;
+  if (least > 1)
+    std::rotate(order.begin() + 1, order.begin() + static_cast<std::ptrdiff_t>(least),
+                order.begin() + static_cast<std::ptrdiff_t>(least) + 1);
+  return order;
+}
+
+// Estimates the variants of one configuration and adds it to the ranking (its fastest variant that
+// fits) or to the rejected (none fits).
+void search_configuration(const Configuration& c, AnalyticalModel& model, bool exhaustive, SearchResult& out) {
+  out.variants += static_cast<int64_t>(c.variants.size());
+  std::vector<Tried> tried;
+  std::vector<std::string> reasons;  // each broken rule once per configuration
+  for (size_t i : visiting_order(c)) {
+    const Knobs& k = c.variants[i];
+    if (!exhaustive && settled(c, tried, k)) {
+      ++out.skipped;
+      continue;
+    }
+    const workloads::Workload w = c.with(k);
+    try {
+      workloads::validate(w);
+    } catch (const workloads::WorkloadError& e) {
+      ++out.broken;
+      if (std::find(reasons.begin(), reasons.end(), e.what()) == reasons.end()) {
+        reasons.push_back(e.what());
+        out.invalid.push_back({c.family, c.label(k), e.what()});
+      }
+      continue;
+    }
+    ++out.estimated;
+    tried.push_back({i, model.estimate(w)});
+  }
+  if (tried.empty()) return;
+  ++out.enumerated;
+  const Tried* best = nullptr;
+  const Tried* least = &tried.front();
+  for (const auto& t : tried) {
+    if (t.estimate.memory.total() < least->estimate.memory.total()) least = &t;
+    if (!t.estimate.fits()) continue;
+    // Equal times: the variant earlier in the configuration's order (less recomputation, lower ZeRO).
+    if (!best || t.estimate.iteration < best->estimate.iteration ||
+        (t.estimate.iteration == best->estimate.iteration && t.variant < best->variant))
+      best = &t;
+  }
+  if (!best) {
+    out.rejected.push_back({c.family, c.label(c.variants[least->variant]),
+                            "needs " + gib(least->estimate.memory.total()) + " per GPU, the device has " +
+                                gib(least->estimate.device_memory)});
+    return;
+  }
+  const Knobs& k = c.variants[best->variant];
+  out.ranked.push_back({c.family, c.label(k), c.with(k), best->estimate});
+}
+
+}  // namespace
+
 SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options) {
   if (options.gpus <= 0) throw std::invalid_argument("the number of GPUs must be positive");
   if (options.gpus > topology.devices())
@@ -51,24 +133,8 @@ SearchResult search(const workloads::Workload& base, const topology::Topology& t
   AnalyticalModel model(topology, options.model);
   SearchResult out;
   for (Family f : used)
-    for (auto& c : configurations(base, f, options.gpus)) {
-      try {
-        workloads::validate(c.workload);
-      } catch (const workloads::WorkloadError& e) {
-        out.invalid.push_back({f, c.label, e.what()});
-        continue;
-      }
-      ++out.enumerated;
-      Candidate cand{f, c.label, std::move(c.workload), {}};
-      cand.estimate = model.estimate(cand.workload);
-      if (!cand.estimate.fits()) {
-        out.rejected.push_back({f, cand.label,
-                                "needs " + gib(cand.estimate.memory.total()) + " per GPU, the device has " +
-                                    gib(cand.estimate.device_memory)});
-        continue;
-      }
-      out.ranked.push_back(std::move(cand));
-    }
+    for (const auto& c : configurations(base, f, options.gpus, options.vary))
+      search_configuration(c, model, options.exhaustive, out);
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Candidate& a, const Candidate& b) {
     if (a.estimate.iteration != b.estimate.iteration) return a.estimate.iteration < b.estimate.iteration;
     return a.label < b.label;
