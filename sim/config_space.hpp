@@ -24,8 +24,8 @@ struct Configuration {
   Family family = Family::four_d;
   std::string axes;              // "x4 y2 z8 d128", "t8 p16 d8", "t2 e16 d2"
   workloads::Workload workload;  // the parallelism, micro-batch and schedule set; knobs applied by with()
-  // Every variant, the one expected fastest first (largest micro-batch, least recomputation, lowest ZeRO
-  // stage, sequence parallelism off): ties in estimated time go to the earlier one.
+  // Every variant, the one expected fastest first (largest micro-batch, least recomputation, ZeRO 1, 2,
+  // 0, 3, sequence parallelism off): ties in estimated time go to the earlier one.
   std::vector<Knobs> variants;
   // No pipeline: the micro-batch only splits gradient accumulation, so it is a knob (a larger one is
   // taken to be no slower); with a pipeline it changes the bubble and is part of the configuration.
@@ -53,9 +53,9 @@ std::vector<Configuration> configurations(const workloads::Workload& base, Famil
                                           const Vary& vary = {});
 
 // Whether variant `a` is taken to be no slower than `b` of the same configuration: the same sequence
-// parallelism, no more recomputation, a ZeRO stage no higher within {0}, {1, 2} or {3} (stages 1 and 2
-// run the same collectives and optimizer step; 2 only saves memory), and without a pipeline a
-// micro-batch no smaller.
+// parallelism, no more recomputation, both ZeRO 0 or both in 1-3 with a stage no higher (2 runs the
+// steps of 1 and only saves memory; 3 adds weight gathers), and without a pipeline a micro-batch no
+// smaller.
 bool no_slower(const Configuration& c, const Knobs& a, const Knobs& b);
 // Whether variant `a` is taken to need no more memory than `b`: at least as much recomputation, a ZeRO
 // stage and sequence parallelism at least as high, a micro-batch no larger.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "sim/config_space.hpp"
@@ -39,13 +40,15 @@ struct Tried {
 };
 
 // Whether an estimated variant settles `k` without an estimate: one that fits and is taken to be no
-// slower, or one that does not fit and is taken to need no more memory.
-bool settled(const Configuration& c, const std::vector<Tried>& tried, const Knobs& k) {
+// slower, or one that does not fit and is taken to need no more memory, here or in a configuration
+// that differs only in a smaller micro-batch (`too_large`).
+bool settled(const Configuration& c, const std::vector<Tried>& tried, const std::vector<Knobs>& too_large,
+             const Knobs& k) {
   for (const auto& t : tried) {
     const Knobs& u = c.variants[t.variant];
     if (t.estimate.fits() ? no_slower(c, u, k) : no_larger(u, k)) return true;
   }
-  return false;
+  return std::any_of(too_large.begin(), too_large.end(), [&](const Knobs& u) { return no_larger(u, k); });
 }
 
 // The order variants are looked at: the expected fastest first (if it fits, it settles every variant
@@ -64,17 +67,17 @@ std::vector<size_t> visiting_order(const Configuration& c) {
 }
 
 // Estimates the variants of one configuration and adds it to the ranking (its fastest variant that
-// fits) or to the rejected (none fits).
-void search_configuration(const Configuration& c, AnalyticalModel& model, bool exhaustive, SearchResult& out) {
+// fits) or to the rejected (none fits). `too_large`: the variants found not to fit in the configurations
+// that differ from this one in a smaller micro-batch only; this one's are added.
+void search_configuration(const Configuration& c, AnalyticalModel& model, bool exhaustive, SearchResult& out,
+                          std::vector<Knobs>& too_large) {
   out.variants += static_cast<int64_t>(c.variants.size());
   std::vector<Tried> tried;
   std::vector<std::string> reasons;  // each broken rule once per configuration
-  for (size_t i : visiting_order(c)) {
+  const auto order = visiting_order(c);
+  std::vector<size_t> inferred;  // variants skipped as too large by a smaller micro-batch's
+  const auto visit = [&](size_t i) {
     const Knobs& k = c.variants[i];
-    if (!exhaustive && settled(c, tried, k)) {
-      ++out.skipped;
-      continue;
-    }
     const workloads::Workload w = c.with(k);
     try {
       workloads::validate(w);
@@ -84,11 +87,30 @@ void search_configuration(const Configuration& c, AnalyticalModel& model, bool e
         reasons.push_back(e.what());
         out.invalid.push_back({c.family, c.label(k), e.what()});
       }
-      continue;
+      return;
     }
     ++out.estimated;
-    tried.push_back({i, model.estimate(w)});
+    tried.push_back({i, model.estimate_if_fits(w)});
+  };
+  for (size_t i : order) {
+    if (!exhaustive && settled(c, tried, {}, c.variants[i])) {
+      ++out.skipped;
+    } else if (!exhaustive && settled(c, tried, too_large, c.variants[i])) {
+      ++out.skipped;
+      inferred.push_back(i);
+    } else {
+      visit(i);
+    }
   }
+  // Every variant skipped or broken: the one needing least memory says how much this configuration needs.
+  if (tried.empty() && !inferred.empty()) {
+    const size_t least_memory = order.size() > 1 ? order[1] : order[0];
+    const bool skipped = std::find(inferred.begin(), inferred.end(), least_memory) != inferred.end();
+    --out.skipped;
+    visit(skipped ? least_memory : inferred.front());
+  }
+  for (const auto& t : tried)
+    if (!t.estimate.fits()) too_large.push_back(c.variants[t.variant]);
   if (tried.empty()) return;
   ++out.enumerated;
   const Tried* best = nullptr;
@@ -130,11 +152,20 @@ SearchResult search(const workloads::Workload& base, const topology::Topology& t
         "no asked family (" + asked + ") can train " + base.name +
         (base.model.moe.enabled() ? ": an MoE model needs ted or ptdp" : ": a dense model needs 4d or ptdp"));
   }
+  // One model for all: its caches (collective times, GEMM times) serve every configuration.
   AnalyticalModel model(topology, options.model);
   SearchResult out;
+  // Variants that do not fit, by configuration less its micro-batch: activations grow with the
+  // micro-batch, so what does not fit with one does not with a larger one either (configurations come
+  // smallest micro-batch first).
+  std::map<std::string, std::vector<Knobs>> too_large;
   for (Family f : used)
-    for (const auto& c : configurations(base, f, options.gpus, options.vary))
-      search_configuration(c, model, options.exhaustive, out);
+    for (const auto& c : configurations(base, f, options.gpus, options.vary)) {
+      const auto& p = c.workload.parallel.pipeline;
+      const std::string siblings = std::string(to_string(f)) + " " + c.axes + " " + workloads::to_string(p.schedule) +
+                                   " " + std::to_string(p.chunks);
+      search_configuration(c, model, options.exhaustive, out, too_large[siblings]);
+    }
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Candidate& a, const Candidate& b) {
     if (a.estimate.iteration != b.estimate.iteration) return a.estimate.iteration < b.estimate.iteration;
     return a.label < b.label;

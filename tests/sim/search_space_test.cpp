@@ -112,8 +112,11 @@ TEST(SearchSpace, TheDominanceRulesOrderTimeAndMemory) {
   EXPECT_TRUE(ps::no_slower(*flat, none8, full8));
   EXPECT_TRUE(ps::no_slower(*flat, none8, none4));  // no pipeline: a larger micro-batch
   EXPECT_TRUE(ps::no_slower(*flat, none8, zero2));  // ZeRO 1 and 2 run the same steps
-  EXPECT_FALSE(ps::no_slower(*flat, none8, zero3));
-  EXPECT_FALSE(ps::no_slower(*flat, zero0, none8));  // ZeRO 1 shards the optimizer step: may be faster
+  EXPECT_TRUE(ps::no_slower(*flat, zero2, zero3));  // 3 adds weight gathers
+  EXPECT_FALSE(ps::no_slower(*flat, zero3, none8));
+  // ZeRO 0 against 1: faster for small models (no all-gather after the step), slower for large ones.
+  EXPECT_FALSE(ps::no_slower(*flat, none8, zero0));
+  EXPECT_FALSE(ps::no_slower(*flat, zero0, none8));
   EXPECT_FALSE(ps::no_slower(*flat, none8, {C::none, 1, true, 8}));
   EXPECT_TRUE(ps::no_larger(full8, none8));
   EXPECT_TRUE(ps::no_larger(zero3, none8));
