@@ -35,9 +35,9 @@ std::string search_heading(const SearchSetting& s, const sim::SearchResult& resu
                  static_cast<long long>(result.enumerated), result.rejected.size(), result.invalid.size());
   out += printed(
       "  each ranked by its fastest variant that fits: %lld variants, %lld estimated, %lld skipped as no "
-      "faster than one that fits or no smaller than one that does not\n",
+      "faster than one that fits or no smaller than one that does not, %lld break a rule\n",
       static_cast<long long>(result.variants), static_cast<long long>(result.estimated),
-      static_cast<long long>(result.skipped));
+      static_cast<long long>(result.skipped), static_cast<long long>(result.broken));
   return out + dropped("memory ", result.rejected, show_rejected) + dropped("invalid", result.invalid, show_rejected);
 }
 
@@ -117,7 +117,10 @@ nlohmann::json search_json(const SearchSetting& s, const sim::SearchResult& resu
                        {"fidelity_chosen_by", simulation->choice.why},
                        {"algorithms", simulation->algorithms}};
   j["valid"] = result.enumerated;
-  j["variants"] = {{"total", result.variants}, {"estimated", result.estimated}, {"skipped", result.skipped}};
+  j["variants"] = {{"total", result.variants},
+                   {"estimated", result.estimated},
+                   {"skipped", result.skipped},
+                   {"broken", result.broken}};
   j["ranked"] = nlohmann::json::array();
   for (size_t i = 0; i < result.ranked.size(); ++i) {
     const auto& c = result.ranked[i];

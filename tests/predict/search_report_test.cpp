@@ -65,6 +65,7 @@ TEST(SearchReport, HeadingCountsAndShowsTheDroppedConfigurations) {
                          " estimated, " + std::to_string(s.result.skipped) + " skipped"),
             std::string::npos)
       << heading;
+  EXPECT_NE(heading.find(", " + std::to_string(s.result.broken) + " break a rule\n"), std::string::npos) << heading;
 }
 
 TEST(SearchReport, RankingShowsSimulationsAsTheyArrive) {
