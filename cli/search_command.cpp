@@ -86,8 +86,9 @@ Action add_search_command(CLI::App& app) {
       "Each configuration (the family's axes; with a pipeline also the micro-batch and the chunks v) is ranked by its "
       "fastest variant that fits in memory, over the settings that trade memory for time: recomputation (none, sel, "
       "full), ZeRO stage (zeroN), sequence parallelism (sp) and, without a pipeline, the micro-batch. Variants taken "
-      "to be no faster than one that fits (more recomputation, ZeRO 2 instead of 1, a smaller micro-batch without a "
-      "pipeline) or no smaller than one that does not fit are skipped unless --exhaustive. Labels: x, y, z AxoNN "
+      "to be no faster than one that fits (more recomputation, a higher ZeRO stage among 1-3, a smaller micro-batch "
+      "without a pipeline) or no smaller than one that does not fit are skipped unless --exhaustive. Labels: x, y, z "
+      "AxoNN "
       "axes, t tensor, p stages, e experts, d data, mb micro-batch, v chunks.");
   cmd->add_option("--workload,-w", a->workload,
                   "base workload JSON (model, batch, training settings, optimisations; its own parallelism is "
@@ -97,8 +98,8 @@ Action add_search_command(CLI::App& app) {
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 22));
   cmd->add_option("--family", a->family,
-                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data and "
-                  "micro-batch size), ted (MoE tensor·expert·data), all (those that apply to the model)")
+                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data), ted (MoE "
+                  "tensor·expert·data), all (those that apply to the model)")
       ->check(CLI::IsMember({"4d", "ptdp", "ted", "all"}))
       ->capture_default_str();
   cmd->add_option("--top", a->top, "configurations to print")
@@ -144,7 +145,8 @@ Action add_search_command(CLI::App& app) {
   auto* emit = cmd->add_option("--emit", a->emit,
                                "write the configurations of the table (the rows printed and simulated) as workload "
                                "files DIR/01-FAMILY-LABEL.json, ... that `paratwin simulate -w` and `paratwin exec -w` "
-                               "run as they are, and DIR/index.csv listing them");
+                               "run as they are, and DIR/index.csv listing them")
+                   ->type_name("DIR");
   cmd->add_flag("--emit-all", a->emit_all, "with --emit: every ranked configuration, not only the table's")
       ->needs(emit);
   return [a]() -> int {
@@ -161,6 +163,11 @@ Action add_search_command(CLI::App& app) {
     const auto choice = predict::choose_fidelity(a->gpus, a->fidelity, a->fold);
     predict::parse_algorithms(a->algorithms);
     const auto topology = predict::topology_for(machine, a->gpus, library);
+    try {
+      sim::families_for(base, families_of(a->family));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--family", e.what());
+    }
     if (!a->emit.empty()) prepare_output_folder(a->emit, "--emit");  // inputs first: a bad one leaves no folder
     sim::SearchOptions options;
     options.vary = vary;

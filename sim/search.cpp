@@ -135,23 +135,28 @@ void search_configuration(const Configuration& c, AnalyticalModel& model, bool e
 
 }  // namespace
 
-SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options) {
-  if (options.gpus <= 0) throw std::invalid_argument("the number of GPUs must be positive");
-  if (options.gpus > topology.devices())
-    throw std::invalid_argument("the machine (as given) has " + std::to_string(topology.devices()) + " devices, not " +
-                                std::to_string(options.gpus));
-  std::vector<Family> families = options.families;
+std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked) {
+  std::vector<Family> families = asked;
   if (families.empty()) families = {Family::four_d, Family::ptdp, Family::ted};
   std::vector<Family> used;
   for (Family f : families)
     if (applies(f, base)) used.push_back(f);
   if (used.empty()) {
-    std::string asked;
-    for (Family f : families) asked += std::string(asked.empty() ? "" : ", ") + to_string(f);
+    std::string names;
+    for (Family f : families) names += std::string(names.empty() ? "" : ", ") + to_string(f);
     throw std::invalid_argument(
-        "no asked family (" + asked + ") can train " + base.name +
+        "no asked family (" + names + ") can train " + base.name +
         (base.model.moe.enabled() ? ": an MoE model needs ted or ptdp" : ": a dense model needs 4d or ptdp"));
   }
+  return used;
+}
+
+SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options) {
+  if (options.gpus <= 0) throw std::invalid_argument("the number of GPUs must be positive");
+  if (options.gpus > topology.devices())
+    throw std::invalid_argument("the machine (as given) has " + std::to_string(topology.devices()) + " devices, not " +
+                                std::to_string(options.gpus));
+  const std::vector<Family> used = families_for(base, options.families);
   // One model for all: its caches (collective times, GEMM times) serve every configuration.
   AnalyticalModel model(topology, options.model);
   SearchResult out;

@@ -58,6 +58,10 @@ struct SearchResult {
   int64_t broken = 0;   // variants that break a rule: variants = estimated + skipped + broken
 };
 
+// The families of `asked` (empty: all) that can train the base workload's model; throws
+// std::invalid_argument naming what the model needs when none can.
+std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked);
+
 // `topology` must cover at least options.gpus devices. Throws std::invalid_argument when no family
 // applies (e.g. TED for a dense model) or gpus is not positive.
 SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options);
