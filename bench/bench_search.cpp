@@ -1,5 +1,7 @@
 // Benchmark: ranking every configuration with the analytical model (issue 5: every 4-D configuration
-// of GPT-80B on 1,024 GPUs in under 1 s). Prints one line per case; run it from the repository root.
+// of GPT-80B on 1,024 GPUs in under 1 s), with every micro-batch, chunk, sequence-parallel,
+// recomputation and ZeRO variant that applies (issue 21). Prints one line per case; run it from the
+// repository root.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -31,8 +33,8 @@ int main() {
                                    {"workloads/examples/gpt-80b-frontier-8192.json", "frontier", "4d", 8192},
                                    {"workloads/examples/gpt-20b-perlmutter-32.json", "perlmutter", "all", 32},
                                    {"workloads/examples/gpt3-175b-selene-1024.json", "selene", "ptdp", 1024}};
-  std::printf("%-46s %-10s %6s %6s %8s %8s %8s %10s %12s\n", "workload", "machine", "family", "GPUs", "ranked",
-              "no room", "invalid", "wall [s]", "peak RSS [MiB]");
+  std::printf("%-46s %-10s %6s %6s %8s %8s %8s %9s %9s %10s %12s\n", "workload", "machine", "family", "GPUs", "ranked",
+              "no room", "invalid", "variants", "estimated", "wall [s]", "peak RSS [MiB]");
   for (const auto& c : cases) {
     const auto w = workloads::load_workload_file(c.workload);
     const auto machine = topology::resolve_machine(c.machine);
@@ -45,9 +47,10 @@ int main() {
     if (c.family == "ptdp") options.families = {sim::Family::ptdp};
     const auto r = sim::search(w, topology, options);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-46s %-10s %6s %6lld %8zu %8zu %8zu %10.3f %12.1f\n", c.workload.c_str(), c.machine.c_str(),
-                c.family.c_str(), static_cast<long long>(c.gpus), r.ranked.size(), r.rejected.size(), r.invalid.size(),
-                wall, peak_rss_mib());
+    std::printf("%-46s %-10s %6s %6lld %8zu %8zu %8zu %9lld %9lld %10.3f %12.1f\n", c.workload.c_str(),
+                c.machine.c_str(), c.family.c_str(), static_cast<long long>(c.gpus), r.ranked.size(), r.rejected.size(),
+                r.invalid.size(), static_cast<long long>(r.variants), static_cast<long long>(r.estimated), wall,
+                peak_rss_mib());
   }
   return 0;
 }

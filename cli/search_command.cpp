@@ -10,6 +10,7 @@
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
+#include "predict/search_emit.hpp"
 #include "predict/search_report.hpp"
 #include "sim/collectives.hpp"
 #include "sim/search.hpp"
@@ -34,7 +35,38 @@ struct SearchArgs {
   std::string json;
   bool placement_agnostic = false;
   bool show_rejected = false;
+  std::string emit;
+  bool emit_all = false;
+  std::vector<std::string> vary{"all"};
+  bool exhaustive = false;
 };
+
+// --vary's words: the dimensions searched beyond the family's axes.
+sim::Vary vary_of(const std::vector<std::string>& words) {
+  sim::Vary v{false, false, false, false, false};
+  for (const auto& word : words) {
+    if (word == "all") {
+      v = {};
+    } else if (word == "none") {
+      v = {false, false, false, false, false};
+    } else if (word == "micro_batch") {
+      v.micro_batch = true;
+    } else if (word == "chunks") {
+      v.chunks = true;
+    } else if (word == "sp") {
+      v.sequence_parallel = true;
+    } else if (word == "checkpointing") {
+      v.checkpointing = true;
+    } else if (word == "zero") {
+      v.zero = true;
+    } else {
+      throw InputError("--vary", "\"" + word +
+                                     "\" is not a dimension: use micro_batch, chunks, sp, checkpointing, zero, all "
+                                     "or none");
+    }
+  }
+  return v;
+}
 
 std::vector<sim::Family> families_of(const std::string& name) {
   if (name == "4d") return {sim::Family::four_d};
@@ -50,7 +82,14 @@ Action add_search_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "search",
       "Rank every parallel configuration of a workload's model on N GPUs with the analytical model, drop those that "
-      "do not fit in memory, and simulate the best few with SimGrid");
+      "do not fit in memory, and simulate the best few with SimGrid.\n"
+      "Each configuration (the family's axes; with a pipeline also the micro-batch and the chunks v) is ranked by its "
+      "fastest variant that fits in memory, over the settings that trade memory for time: recomputation (none, sel, "
+      "full), ZeRO stage (zeroN), sequence parallelism (sp) and, without a pipeline, the micro-batch. Variants taken "
+      "to be no faster than one that fits (more recomputation, a higher ZeRO stage among 1-3, a smaller micro-batch "
+      "without a pipeline) or no smaller than one that does not fit are skipped unless --exhaustive. Labels: x, y, z "
+      "AxoNN "
+      "axes, t tensor, p stages, e experts, d data, mb micro-batch, v chunks.");
   cmd->add_option("--workload,-w", a->workload,
                   "base workload JSON (model, batch, training settings, optimisations; its own parallelism is "
                   "replaced; default: the built-in example)");
@@ -59,8 +98,8 @@ Action add_search_command(CLI::App& app) {
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 22));
   cmd->add_option("--family", a->family,
-                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data and "
-                  "micro-batch size), ted (MoE tensor·expert·data), all (those that apply to the model)")
+                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data), ted (MoE "
+                  "tensor·expert·data), all (those that apply to the model)")
       ->check(CLI::IsMember({"4d", "ptdp", "ted", "all"}))
       ->capture_default_str();
   cmd->add_option("--top", a->top, "configurations to print")
@@ -88,9 +127,31 @@ Action add_search_command(CLI::App& app) {
                 "give every collective one NIC's bandwidth wherever its group sits (the baseline seed 002 §5.1.2 "
                 "improves on) instead of loading the machine's links with every group's rings");
   cmd->add_flag("--show-rejected", a->show_rejected, "list every configuration dropped, with the reason");
-  cmd->add_option("--json", a->json, "write every ranked, rejected and invalid configuration as JSON to this file");
+  cmd->add_option("--vary", a->vary,
+                  "what to search beyond the family's axes, comma-separated: micro_batch (powers of two up to "
+                  "max(8, the base's)), chunks (PTD-P with p > 1: interleaved with v chunks, p·v dividing the "
+                  "layers), sp (sequence parallelism, Megatron t > 1), checkpointing (none, selective, full), zero "
+                  "(ZeRO stage 0-3 with data parallelism; 4d up to 2), all or none; what is not varied keeps the "
+                  "base's value")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_flag("--exhaustive", a->exhaustive,
+                "estimate every recomputation / ZeRO / sequence-parallel / micro-batch variant of a configuration "
+                "instead of skipping those taken to be no faster than one that fits or no smaller than one that "
+                "does not");
+  cmd->add_option("--json", a->json,
+                  "write every ranked (with its whole workload), rejected and invalid configuration as JSON to this "
+                  "file");
+  auto* emit = cmd->add_option("--emit", a->emit,
+                               "write the configurations of the table (the rows printed and simulated) as workload "
+                               "files DIR/01-FAMILY-LABEL.json, ... that `paratwin simulate -w` and `paratwin exec -w` "
+                               "run as they are, and DIR/index.csv listing them")
+                   ->type_name("DIR");
+  cmd->add_flag("--emit-all", a->emit_all, "with --emit: every ranked configuration, not only the table's")
+      ->needs(emit);
   return [a]() -> int {
     if (!a->json.empty()) check_output_file(a->json, "--json");
+    const sim::Vary vary = vary_of(a->vary);
     const auto base = workloads::load_workload_or_default(a->workload);
     const auto machine = predict::load_machine(a->machine);
     const int64_t nodes = predict::nodes_for(machine, a->gpus);
@@ -102,7 +163,15 @@ Action add_search_command(CLI::App& app) {
     const auto choice = predict::choose_fidelity(a->gpus, a->fidelity, a->fold);
     predict::parse_algorithms(a->algorithms);
     const auto topology = predict::topology_for(machine, a->gpus, library);
+    try {
+      sim::families_for(base, families_of(a->family));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--family", e.what());
+    }
+    if (!a->emit.empty()) prepare_output_folder(a->emit, "--emit");  // inputs first: a bad one leaves no folder
     sim::SearchOptions options;
+    options.vary = vary;
+    options.exhaustive = a->exhaustive;
     options.gpus = a->gpus;
     options.families = families_of(a->family);
     options.model.placement_aware = !a->placement_agnostic;
@@ -114,7 +183,8 @@ Action add_search_command(CLI::App& app) {
       throw InputError("--family", e.what());
     }
 
-    const predict::SearchSetting setting{base.name, machine.name, library, a->gpus, !a->placement_agnostic};
+    const predict::SearchSetting setting{base.name, machine.name,           library,
+                                         a->gpus,   !a->placement_agnostic, machine.devices_per_node()};
     std::printf("%s", predict::search_heading(setting, result, a->show_rejected).c_str());
     if (result.ranked.empty()) {
       std::fprintf(stderr, "paratwin: error: no configuration of %lld GPUs fits in memory\n",
@@ -148,11 +218,20 @@ Action add_search_command(CLI::App& app) {
                   predict::fastest_simulated(result, sim_results).c_str());
     }
 
-    if (!a->json.empty()) {
-      std::optional<predict::SearchSimulation> how;
-      if (simulated > 0) how = predict::SearchSimulation{choice, a->algorithms};
-      write_file_atomically(a->json, predict::search_json(setting, result, how, sim_results).dump(2) + "\n");
+    std::optional<predict::SearchSimulation> how;
+    if (simulated > 0) how = predict::SearchSimulation{choice, a->algorithms};
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (!a->emit.empty()) {
+      // The rows the tables printed: the first --top and every one simulated.
+      const size_t rows = a->emit_all ? result.ranked.size() : std::max(std::min(top, result.ranked.size()), simulated);
+      outputs = predict::emitted_files(a->emit, setting, result, rows, how, sim_results);
     }
+    if (!a->json.empty())
+      outputs.emplace_back(a->json, predict::search_json(setting, result, how, sim_results).dump(2) + "\n");
+    write_files_atomically(outputs);
+    if (!a->emit.empty())
+      std::printf("\n  wrote %zu workload files and index.csv to %s\n", outputs.size() - (a->json.empty() ? 1 : 2),
+                  a->emit.c_str());
     return 0;
   };
 }

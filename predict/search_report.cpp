@@ -5,6 +5,7 @@
 
 #include "common/report_text.hpp"
 #include "predict/prediction.hpp"
+#include "predict/search_emit.hpp"
 
 namespace paratwin::predict {
 
@@ -18,7 +19,7 @@ std::string dropped(const char* what, const std::vector<sim::Rejected>& list, bo
   const size_t shown = all ? list.size() : std::min<size_t>(list.size(), 3);
   std::string out;
   for (size_t i = 0; i < shown; ++i)
-    out += printed("    %s %-5s %-28s %s\n", what, sim::to_string(list[i].family), list[i].label.c_str(),
+    out += printed("    %s %-5s %-32s %s\n", what, sim::to_string(list[i].family), list[i].label.c_str(),
                    list[i].reason.c_str());
   if (shown < list.size()) out += printed("    ... %zu more (--show-rejected lists them)\n", list.size() - shown);
   return out;
@@ -32,12 +33,17 @@ std::string search_heading(const SearchSetting& s, const sim::SearchResult& resu
               s.machine.c_str(), s.library.c_str(), s.placement_aware ? "placement-aware" : "placement-agnostic");
   out += printed("  %lld valid configurations, %zu do not fit in memory, %zu break a rule of the format\n",
                  static_cast<long long>(result.enumerated), result.rejected.size(), result.invalid.size());
+  out += printed(
+      "  each ranked by its fastest variant that fits: %lld variants, %lld estimated, %lld skipped as no "
+      "faster than one that fits or no smaller than one that does not, %lld break a rule\n",
+      static_cast<long long>(result.variants), static_cast<long long>(result.estimated),
+      static_cast<long long>(result.skipped), static_cast<long long>(result.broken));
   return out + dropped("memory ", result.rejected, show_rejected) + dropped("invalid", result.invalid, show_rejected);
 }
 
 std::string ranking_table(const sim::SearchResult& result, size_t top, size_t simulated,
                           const nlohmann::json& simulations) {
-  std::string out = printed("  %4s %-5s %-30s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration",
+  std::string out = printed("  %4s %-5s %-34s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration",
                             "analytical [s]", "simulated [s]", "exposed [s]", "GiB/GPU", "% peak");
   const size_t shown = std::min(top, result.ranked.size());
   for (size_t i = 0; i < std::max(shown, simulated); ++i) {
@@ -49,7 +55,7 @@ std::string ranking_table(const sim::SearchResult& result, size_t top, size_t si
                  : "failed";
     else if (i < simulated)
       cell = "pending";
-    out += printed("  %4zu %-5s %-30s %14.4f %14s %12.4f %10.1f %9.1f\n", i + 1, sim::to_string(c.family),
+    out += printed("  %4zu %-5s %-34s %14.4f %14s %12.4f %10.1f %9.1f\n", i + 1, sim::to_string(c.family),
                    c.label.c_str(), c.estimate.iteration, cell.c_str(), c.estimate.exposed_comm,
                    gib(c.estimate.memory.total()), c.estimate.percent_of_peak);
   }
@@ -111,14 +117,23 @@ nlohmann::json search_json(const SearchSetting& s, const sim::SearchResult& resu
                        {"fidelity_chosen_by", simulation->choice.why},
                        {"algorithms", simulation->algorithms}};
   j["valid"] = result.enumerated;
+  j["variants"] = {{"total", result.variants},
+                   {"estimated", result.estimated},
+                   {"skipped", result.skipped},
+                   {"broken", result.broken}};
   j["ranked"] = nlohmann::json::array();
   for (size_t i = 0; i < result.ranked.size(); ++i) {
     const auto& c = result.ranked[i];
+    auto workload = workloads::to_json(emitted_workload(s, result, i, simulation, simulations));
     nlohmann::json e = {{"rank", i + 1},
                         {"family", sim::to_string(c.family)},
                         {"configuration", c.label},
+                        {"file", emitted_file_name(result, i)},
                         {"analytical", to_json(c.estimate)},
-                        {"parallelism", workloads::to_json(c.workload)["parallelism"]}};
+                        {"micro_batch", c.workload.training.micro_batch},
+                        {"checkpointing", workloads::to_string(c.workload.training.checkpointing)},
+                        {"parallelism", workload["parallelism"]},
+                        {"workload", std::move(workload)}};
     if (i < simulations.size()) e["simulated"] = simulations[i];
     j["ranked"].push_back(std::move(e));
   }

@@ -25,15 +25,17 @@ nlohmann::json simulate_candidates(const sim::SearchResult& result, size_t count
                                    const std::function<void(const std::string&)>& progress);
 
 // What was searched: a workload on `gpus` GPUs of a machine, with a library, by the placement-aware or
-// -agnostic model.
+// -agnostic model; the machine's devices per node go into the workloads emitted.
 struct SearchSetting {
   std::string workload, machine, library;
   int64_t gpus = 0;
   bool placement_aware = true;
+  int64_t devices_per_node = 0;
 };
 
-// The setting, the counts of valid, out-of-memory and invalid configurations, and the first three of
-// each dropped kind with the reason (every one with `show_rejected`).
+// The setting, the counts of valid, out-of-memory and invalid configurations, the variants estimated
+// and skipped, and the first three of each dropped kind with the reason (every one with
+// `show_rejected`).
 std::string search_heading(const SearchSetting& setting, const sim::SearchResult& result, bool show_rejected);
 
 // The ranking's first `top` rows and the first `simulated`, whose simulated column shows
@@ -53,8 +55,8 @@ struct SearchSimulation {
 };
 
 // `paratwin search --json`: the setting, every ranked configuration (its analytical estimate, its
-// parallelism and, for the first simulations.size(), its simulation), and the dropped ones with their
-// reasons.
+// micro-batch, parallelism, recomputation, the whole workload as `--emit` writes it and, for the first
+// simulations.size(), its simulation), and the dropped ones with their reasons.
 nlohmann::json search_json(const SearchSetting& setting, const sim::SearchResult& result,
                            const std::optional<SearchSimulation>& simulation, const nlohmann::json& simulations);
 

@@ -54,6 +54,14 @@ AnalyticalModel::AnalyticalModel(const topology::Topology& topology, AnalyticalO
 AnalyticalModel::~AnalyticalModel() = default;
 
 AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
+  return estimate(w, true);
+}
+
+AnalyticalEstimate AnalyticalModel::estimate_if_fits(const workloads::Workload& w) {
+  return estimate(w, false);
+}
+
+AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool time_what_does_not_fit) {
   workloads::validate(w);
   const auto& machine = topology_.machine();
   if (w.total_ranks() > topology_.devices())
@@ -79,6 +87,14 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
   AnalyticalEstimate out;
   out.device_memory = machine.node.device.memory;
   out.model_flops = workloads::model_flops(w);
+  // Memory: the busiest stage. GPipe keeps every micro-batch's activations; the lowered m1 of them
+  // stand for m.
+  for (const auto& role : program.roles) {
+    auto memory = role.memory;
+    if (pp.schedule == workloads::Schedule::gpipe && pp.stages > 1) memory.activations *= scale;
+    if (memory.total() > out.memory.total()) out.memory = memory;
+  }
+  if (!time_what_does_not_fit && !out.fits()) return out;
   const int pipe = program.grid.axis_index("pipe");
   double slowest = -1, per_mb_slowest = 0;
   for (const auto& role : program.roles) {
@@ -105,7 +121,8 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
       }
       double seconds = 0;
       if (workloads::is_compute(op.kind)) {
-        seconds = cost.compute_seconds(op);
+        seconds =
+            op.kind == OpKind::gemm ? gemm_seconds(cost, op, w.framework.kernel_efficiency) : cost.compute_seconds(op);
         (mb ? st.compute_mb : st.compute_rest) += op.stream == Stream::compute ? seconds : 0;
       } else if (workloads::is_collective(op.kind)) {
         seconds = collectives_->seconds(program, placement, rank, op.kind, op.group, op.bytes, op.root);
@@ -158,11 +175,6 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
         out.collectives.push_back(a);
       }
     }
-    // Memory: the busiest stage. GPipe keeps every micro-batch's activations; the lowered m1 of them
-    // stand for m.
-    auto memory = role.memory;
-    if (pp.schedule == workloads::Schedule::gpipe && pp.stages > 1) memory.activations *= scale;
-    if (memory.total() > out.memory.total()) out.memory = memory;
   }
   out.bubble_fraction = static_cast<double>(pp.stages - 1) / (static_cast<double>(pp.chunks) * static_cast<double>(m));
   out.micro_batch = per_mb_slowest;
@@ -174,6 +186,15 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w) {
   out.percent_of_peak =
       100 * out.model_flops / out.iteration / static_cast<double>(w.total_ranks()) / cost.peak_flops(w.training.dtype);
   return out;
+}
+
+double AnalyticalModel::gemm_seconds(const CostModel& cost, const workloads::Op& op, double kernel_efficiency) {
+  const auto& g = op.gemm;
+  const auto key = std::make_tuple(g.m, g.n, g.k, g.batch, (g.trans_a ? 2 : 0) + (g.trans_b ? 1 : 0),
+                                   static_cast<int>(op.dtype), kernel_efficiency);
+  const auto found = gemm_seconds_.find(key);
+  if (found != gemm_seconds_.end()) return found->second;
+  return gemm_seconds_[key] = cost.compute_seconds(op);
 }
 
 AnalyticalEstimate estimate(const workloads::Workload& w, const topology::Topology& topology,

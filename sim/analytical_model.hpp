@@ -7,8 +7,10 @@
 // - 4-D per-layer costs of eq. 5.6 with transposed layers swapping G_x and G_y; Megatron's PTD-P
 //   tensor all-reduces, pipeline messages and bubble (seed 003 §3); TED's all-to-alls (seed 002 ch. 7);
 // - OAR/ORS/OAG and gradient-sync overlap hide communication behind the compute it overlaps.
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "topology/topology.hpp"
@@ -56,6 +58,7 @@ struct AnalyticalEstimate {
 };
 
 class CollectiveTimes;
+class CostModel;
 
 // Estimates workloads on one machine; remembers what the configurations of a search share (the
 // bandwidth of every group structure), so ranking hundreds of them stays cheap.
@@ -69,14 +72,24 @@ class AnalyticalModel {
   // Throws workloads::WorkloadError (through validate) when the workload is invalid, and
   // std::invalid_argument when the machine (slice) has fewer devices than the workload has ranks.
   AnalyticalEstimate estimate(const workloads::Workload& w);
+  // As estimate(), but a workload that does not fit in device memory is only lowered, not timed: its
+  // estimate has the memory fields alone (a search needs no time of what it drops; timing is most of
+  // an estimate's cost).
+  AnalyticalEstimate estimate_if_fits(const workloads::Workload& w);
 
   const topology::Topology& topology() const { return topology_; }
   const AnalyticalOptions& options() const { return options_; }
 
  private:
+  AnalyticalEstimate estimate(const workloads::Workload& w, bool time_what_does_not_fit);
+  // Seconds of one GEMM op (the shape model is a third of an estimate's time, and every layer and
+  // micro-batch repeats the same few shapes), by shape, transposes, dtype and kernel efficiency.
+  double gemm_seconds(const CostModel& cost, const workloads::Op& op, double kernel_efficiency);
+
   const topology::Topology& topology_;
   AnalyticalOptions options_;
   std::unique_ptr<CollectiveTimes> collectives_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, double>, double> gemm_seconds_;
 };
 
 // One estimate (a model built for it).

@@ -1,9 +1,11 @@
 #include "sim/config_space.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace paratwin::sim {
 
+using workloads::Checkpointing;
 using workloads::Schedule;
 using workloads::TensorMode;
 using workloads::Workload;
@@ -17,24 +19,31 @@ std::vector<int64_t> divisors(int64_t n) {
   return out;
 }
 
-// The largest micro-batch not above `wanted` that splits each replica's share of the batch.
-int64_t micro_batch_for(const Workload& base, int64_t replicas, int64_t wanted) {
-  if (replicas <= 0 || base.training.global_batch % replicas != 0) return wanted;  // validate() explains
+// Micro-batch sizes, smallest first: each replica's share of the batch must split into them.
+std::vector<int64_t> micro_batches(const Workload& base, int64_t replicas, const Vary& vary) {
+  const int64_t wanted = base.training.micro_batch;
+  if (replicas <= 0 || base.training.global_batch % replicas != 0) return {wanted};  // validate() explains
   const int64_t share = base.training.global_batch / replicas;
-  return std::gcd(share, wanted);
+  // Not varied: the largest not above the base's that splits the share, as before the search varied it.
+  if (!vary.micro_batch) return {std::gcd(share, wanted)};
+  std::vector<int64_t> out;
+  for (int64_t mb = 1; mb <= std::max<int64_t>(8, wanted); mb *= 2)
+    if (share % mb == 0) out.push_back(mb);
+  if (share % wanted == 0 && std::find(out.begin(), out.end(), wanted) == out.end()) out.push_back(wanted);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // Starts from the base with no parallelism: the family fills in the axes.
 Workload reset(const Workload& base) {
   Workload w = base;
   w.parallel = {};
-  w.parallel.zero_stage = base.parallel.zero_stage;
   w.placement.order.clear();
   w.placement.tile.clear();
   return w;
 }
 
-// Optimisations the configuration has no use for are switched off rather than refused.
+// Optimisations the variant has no use for are switched off rather than refused.
 void fit_optimizations(Workload& w) {
   auto& o = w.opt;
   const auto& t = w.parallel.tensor;
@@ -42,89 +51,173 @@ void fit_optimizations(Workload& w) {
   o.overlap_all_reduce = o.overlap_all_reduce && t.degree() > 1;
   o.overlap_reduce_scatter = o.overlap_reduce_scatter && shards;
   o.overlap_all_gather = o.overlap_all_gather && shards;
-  o.cache_all_gather = o.cache_all_gather && shards;
+  o.cache_all_gather = o.cache_all_gather && shards && w.training.checkpointing != Checkpointing::none;
   o.overlap_gradient_sync = o.overlap_gradient_sync && w.batch_replicas() > 1;
   o.scatter_gather = o.scatter_gather && t.mode == TensorMode::megatron && t.size > 1 && w.parallel.pipeline.stages > 1;
   o.duplicate_token_dropping = o.duplicate_token_dropping && w.model.moe.enabled() && t.degree() > 1;
-  o.comm_aware_checkpointing = o.comm_aware_checkpointing && w.model.moe.enabled();
-  w.parallel.sequence_parallel = w.parallel.sequence_parallel && t.mode == TensorMode::megatron && t.size > 1;
+  o.comm_aware_checkpointing =
+      o.comm_aware_checkpointing && w.model.moe.enabled() && w.training.checkpointing == Checkpointing::full;
 }
 
-std::string mb_label(const Workload& w) {
-  return " mb=" + std::to_string(w.training.micro_batch);
+// The memory-for-time variants of a configuration whose parallelism is set in `w`, expected fastest
+// first. A dimension not varied keeps the base's value (or the nearest the configuration allows).
+void add_variants(Configuration& c, const Workload& base, const std::vector<int64_t>& micro, const Vary& vary) {
+  const auto& t = c.workload.parallel.tensor;
+  const bool megatron_tp = t.mode == TensorMode::megatron && t.size > 1;
+  // validate(): ZeRO-3 with axonn or optimus is refused (z already shards weights).
+  const int64_t max_zero = t.mode == TensorMode::axonn || t.mode == TensorMode::optimus ? 2 : 3;
+  std::vector<Checkpointing> ckpt{base.training.checkpointing};
+  if (vary.checkpointing) ckpt = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  std::vector<int64_t> zero{std::min(base.parallel.zero_stage, max_zero)};
+  // Expected fastest first: ZeRO-1 and 2 run the same steps, which usually take no longer than
+  // ZeRO-0's (the all-reduce's bytes as a reduce-scatter and an all-gather, the optimizer step split
+  // over the replicas); ZeRO-3 gathers weights every layer.
+  if (vary.zero) zero = c.workload.batch_replicas() > 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{0};
+  if (vary.zero && c.workload.batch_replicas() > 1 && max_zero == 3) zero.push_back(3);
+  std::vector<bool> sp{base.parallel.sequence_parallel && megatron_tp};
+  if (vary.sequence_parallel && megatron_tp) sp = {false, true};
+  std::vector<int64_t> mbs = micro;
+  std::reverse(mbs.begin(), mbs.end());  // the largest first
+  for (int64_t mb : mbs)
+    for (auto k : ckpt)
+      for (int64_t z : zero)
+        for (bool s : sp) c.variants.push_back({k, z, s, mb});
 }
 
-void four_d(const Workload& base, int64_t n, std::vector<Configuration>& out) {
+std::string pipeline_label(const Workload& w) {
+  return w.parallel.pipeline.chunks > 1 ? " v" + std::to_string(w.parallel.pipeline.chunks) : "";
+}
+
+void four_d(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
   for (int64_t x : divisors(n))
     for (int64_t y : divisors(n / x))
       for (int64_t z : divisors(n / x / y)) {
         const int64_t data = n / x / y / z;
-        Workload w = reset(base);
+        Configuration c;
+        c.family = Family::four_d;
+        c.axes =
+            "x" + std::to_string(x) + " y" + std::to_string(y) + " z" + std::to_string(z) + " d" + std::to_string(data);
+        Workload& w = c.workload;
+        w = reset(base);
         w.parallel.tensor.mode = TensorMode::axonn;
         w.parallel.tensor.x = x;
         w.parallel.tensor.y = y;
         w.parallel.tensor.z = z;
         w.parallel.data = data;
-        w.parallel.zero_stage = std::min<int64_t>(base.parallel.zero_stage, 2);
-        w.training.micro_batch = micro_batch_for(base, data, base.training.micro_batch);
         w.placement.order = {"x", "y", "z", "pipe", "data"};
-        fit_optimizations(w);
-        out.push_back({Family::four_d,
-                       "x=" + std::to_string(x) + " y=" + std::to_string(y) + " z=" + std::to_string(z) +
-                           " data=" + std::to_string(data) + mb_label(w),
-                       std::move(w)});
+        c.micro_batch_is_knob = true;
+        add_variants(c, base, micro_batches(base, data, vary), vary);
+        out.push_back(std::move(c));
       }
 }
 
-void ptdp(const Workload& base, int64_t n, std::vector<Configuration>& out) {
-  const bool base_pipelined = base.parallel.pipeline.stages > 1;
+// The pipeline schedules of p stages: v = 1 (the base's schedule when it is pipelined and not
+// interleaved, else 1F1B) and interleaved v where p·v divides the layers.
+std::vector<workloads::PipelineConfig> schedules(const Workload& base, int64_t p, const Vary& vary) {
+  const auto& bp = base.parallel.pipeline;
+  workloads::PipelineConfig plain;
+  plain.stages = p;
+  if (p > 1 && bp.stages > 1 && bp.schedule != Schedule::interleaved) {
+    plain.schedule = bp.schedule;
+    plain.pipeline_limit = bp.pipeline_limit;
+  }
+  if (p == 1) return {plain};
+  std::vector<workloads::PipelineConfig> out;
+  if (!vary.chunks) {
+    if (bp.stages > 1 && bp.schedule == Schedule::interleaved && bp.chunks > 1)
+      out.push_back({p, Schedule::interleaved, bp.chunks, 0});  // validate() explains if p·v ∤ layers
+    else
+      out.push_back(plain);
+    return out;
+  }
+  out.push_back(plain);
+  for (int64_t v = 2; p * v <= base.model.layers; ++v)
+    if (base.model.layers % (p * v) == 0) out.push_back({p, Schedule::interleaved, v, 0});
+  return out;
+}
+
+void ptdp(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
   for (int64_t t : divisors(n))
     for (int64_t p : divisors(n / t)) {
       const int64_t d = n / t / p;
-      for (int64_t mb : {1, 2, 4, 8}) {
-        if (d > 0 && base.training.global_batch % (d * mb) != 0) continue;
-        Workload w = reset(base);
-        w.parallel.tensor.mode = TensorMode::megatron;
-        w.parallel.tensor.size = t;
-        w.parallel.pipeline.stages = p;
-        if (p > 1 && base_pipelined) {
-          w.parallel.pipeline.schedule = base.parallel.pipeline.schedule;
-          w.parallel.pipeline.chunks = base.parallel.pipeline.chunks;
-          w.parallel.pipeline.pipeline_limit = base.parallel.pipeline.pipeline_limit;
+      const auto micro = micro_batches(base, d, vary);
+      // With a pipeline the micro-batch sets the bubble: each size is a configuration of its own.
+      const std::vector<std::vector<int64_t>> groups =
+          p > 1 ? [&] {
+            std::vector<std::vector<int64_t>> g;
+            for (int64_t mb : micro) g.push_back({mb});
+            return g;
+          }()
+                : std::vector<std::vector<int64_t>>{micro};
+      for (const auto& mbs : groups)
+        for (const auto& pipeline : schedules(base, p, vary)) {
+          Configuration c;
+          c.family = Family::ptdp;
+          c.axes = "t" + std::to_string(t) + " p" + std::to_string(p) + " d" + std::to_string(d);
+          Workload& w = c.workload;
+          w = reset(base);
+          w.parallel.tensor.mode = TensorMode::megatron;
+          w.parallel.tensor.size = t;
+          w.parallel.pipeline = pipeline;
+          w.parallel.data = d;
+          w.placement.order = {"tensor", "expert", "data", "pipe"};
+          if (!w.model.moe.enabled()) w.placement.order = {"tensor", "data", "pipe"};
+          c.micro_batch_is_knob = p == 1;
+          add_variants(c, base, mbs, vary);
+          out.push_back(std::move(c));
         }
-        w.parallel.data = d;
-        w.parallel.sequence_parallel = base.parallel.sequence_parallel;
-        w.training.micro_batch = mb;
-        w.placement.order = {"tensor", "expert", "data", "pipe"};
-        if (!w.model.moe.enabled()) w.placement.order = {"tensor", "data", "pipe"};
-        fit_optimizations(w);
-        out.push_back({Family::ptdp,
-                       "t=" + std::to_string(t) + " p=" + std::to_string(p) + " d=" + std::to_string(d) + mb_label(w),
-                       std::move(w)});
-      }
     }
 }
 
-void ted(const Workload& base, int64_t n, std::vector<Configuration>& out) {
+void ted(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
   for (int64_t t : divisors(n))
     for (int64_t e : divisors(n / t)) {
       const int64_t d = n / t / e;
-      Workload w = reset(base);
+      Configuration c;
+      c.family = Family::ted;
+      c.axes = "t" + std::to_string(t) + " e" + std::to_string(e) + " d" + std::to_string(d);
+      Workload& w = c.workload;
+      w = reset(base);
       w.parallel.tensor.mode = TensorMode::megatron;
       w.parallel.tensor.size = t;
       w.parallel.expert = e;
       w.parallel.data = d;
-      w.training.micro_batch = micro_batch_for(base, d * e, base.training.micro_batch);
       w.placement.order = {"tensor", "expert", "pipe", "data"};
-      fit_optimizations(w);
-      out.push_back(
-          {Family::ted,
-           "tensor=" + std::to_string(t) + " expert=" + std::to_string(e) + " data=" + std::to_string(d) + mb_label(w),
-           std::move(w)});
+      c.micro_batch_is_knob = true;
+      add_variants(c, base, micro_batches(base, d * e, vary), vary);
+      out.push_back(std::move(c));
     }
 }
 
+// ZeRO stages 1, 2 and 3 by time: 2 runs the steps of 1, 3 adds weight gathers to them. Stage 0 is
+// compared with itself only: ZeRO-1's reduce-scatter and all-gather move the bytes of 0's all-reduce
+// and split the optimizer step, faster for large models, slower for small ones (the all-gather after
+// the step is exposed).
+int zero_rank(int64_t zero) {
+  return static_cast<int>(zero);
+}
+
 }  // namespace
+
+Workload Configuration::with(const Knobs& k) const {
+  Workload w = workload;
+  w.training.checkpointing = k.checkpointing;
+  w.training.micro_batch = k.micro_batch;
+  w.parallel.zero_stage = k.zero;
+  w.parallel.sequence_parallel = k.sequence_parallel;
+  fit_optimizations(w);
+  w.name = workload.name + " [" + label(k) + "]";
+  return w;
+}
+
+std::string Configuration::label(const Knobs& k) const {
+  static const char* const recompute[] = {"none", "full", "sel"};  // Checkpointing's order
+  std::string out = axes + " mb" + std::to_string(k.micro_batch) + pipeline_label(workload);
+  if (k.sequence_parallel) out += " sp";
+  out += std::string(" ") + recompute[static_cast<int>(k.checkpointing)];
+  if (k.zero > 0) out += " zero" + std::to_string(k.zero);
+  return out;
+}
 
 bool applies(Family family, const Workload& base) {
   switch (family) {
@@ -138,22 +231,42 @@ bool applies(Family family, const Workload& base) {
   return false;
 }
 
-std::vector<Configuration> configurations(const Workload& base, Family family, int64_t gpus) {
+std::vector<Configuration> configurations(const Workload& base, Family family, int64_t gpus, const Vary& vary) {
   std::vector<Configuration> out;
   if (gpus <= 0 || !applies(family, base)) return out;
   switch (family) {
     case Family::four_d:
-      four_d(base, gpus, out);
+      four_d(base, gpus, vary, out);
       break;
     case Family::ptdp:
-      ptdp(base, gpus, out);
+      ptdp(base, gpus, vary, out);
       break;
     case Family::ted:
-      ted(base, gpus, out);
+      ted(base, gpus, vary, out);
       break;
   }
-  for (auto& c : out) c.workload.name = base.name + " [" + c.label + "]";
   return out;
+}
+
+namespace {
+
+// Recomputation from least to most: none, selective, full.
+int recompute_level(Checkpointing c) {
+  return c == Checkpointing::none ? 0 : c == Checkpointing::selective ? 1 : 2;
+}
+
+}  // namespace
+
+bool no_slower(const Configuration& c, const Knobs& a, const Knobs& b) {
+  if (a.sequence_parallel != b.sequence_parallel || (a.zero == 0) != (b.zero == 0)) return false;
+  if (zero_rank(a.zero) > zero_rank(b.zero) || recompute_level(a.checkpointing) > recompute_level(b.checkpointing))
+    return false;
+  return c.micro_batch_is_knob ? a.micro_batch >= b.micro_batch : a.micro_batch == b.micro_batch;
+}
+
+bool no_larger(const Knobs& a, const Knobs& b) {
+  return recompute_level(a.checkpointing) >= recompute_level(b.checkpointing) && a.zero >= b.zero &&
+         a.sequence_parallel >= b.sequence_parallel && a.micro_batch <= b.micro_batch;
 }
 
 }  // namespace paratwin::sim

@@ -12,15 +12,29 @@ namespace paratwin::sim {
 enum class Family { four_d, ptdp, ted };
 const char* to_string(Family f);  // "4d", "ptdp", "ted"
 
+// The dimensions a search varies beyond the family's parallel axes (each where it applies); one left
+// out keeps the base workload's value.
+struct Vary {
+  bool micro_batch = true;        // powers of two up to max(8, the base's)
+  bool chunks = true;             // PTD-P with p > 1: interleaved schedule with v chunks, p·v | layers
+  bool sequence_parallel = true;  // Megatron tensor parallelism t > 1
+  bool checkpointing = true;      // none, selective, full
+  bool zero = true;               // 0 to 3 with more than one batch replica (axonn: up to 2)
+};
+
 struct SearchOptions {
   int64_t gpus = 0;
   std::vector<Family> families;  // empty: every family that applies to the model
   AnalyticalOptions model;
+  Vary vary;
+  // Estimate every memory-for-time variant instead of skipping those taken to be slower than one that
+  // fits or larger than one that does not (config_space.hpp: no_slower, no_larger).
+  bool exhaustive = false;
 };
 
 struct Candidate {
   Family family = Family::four_d;
-  std::string label;             // e.g. "x=4 y=2 z=2 data=2 mb=8"
+  std::string label;             // e.g. "x4 y2 z2 d2 mb8 full zero1": everything the search varied
   workloads::Workload workload;  // the base workload with this configuration
   AnalyticalEstimate estimate;
 };
@@ -31,12 +45,22 @@ struct Rejected {
   std::string reason;  // e.g. "needs 52.3 GiB per GPU, the device has 40 GiB"
 };
 
+// A configuration is ranked by its fastest variant that fits in memory; the others are counted.
 struct SearchResult {
   std::vector<Candidate> ranked;   // fastest first; ties broken by label (deterministic)
-  std::vector<Rejected> rejected;  // valid, but do not fit in memory
-  std::vector<Rejected> invalid;   // break a rule of the workload format (e.g. x does not divide the heads)
-  int64_t enumerated = 0;          // valid configurations before the memory filter
+  std::vector<Rejected> rejected;  // valid, but no variant fits in memory (the least memory one named)
+  std::vector<Rejected> invalid;   // variants that break a rule of the workload format (e.g. x does not
+                                   // divide the heads), each rule once per configuration
+  int64_t enumerated = 0;          // configurations with a valid variant: ranked + rejected
+  int64_t variants = 0;            // memory-for-time variants of every configuration
+  int64_t estimated = 0;           // variants the analytical model estimated
+  int64_t skipped = 0;  // variants skipped: no faster than one that fits, or no smaller than one that does not
+  int64_t broken = 0;   // variants that break a rule: variants = estimated + skipped + broken
 };
+
+// The families of `asked` (empty: all) that can train the base workload's model; throws
+// std::invalid_argument naming what the model needs when none can.
+std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked);
 
 // `topology` must cover at least options.gpus devices. Throws std::invalid_argument when no family
 // applies (e.g. TED for a dense model) or gpus is not positive.

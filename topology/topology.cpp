@@ -398,8 +398,19 @@ PathInfo Topology::path(int64_t from, int64_t to) const {
 RingLoad Topology::rings(const std::vector<std::vector<int64_t>>& rings) const {
   // One pass routes every ring step and counts flows per resource; the bottleneck and the NIC sharing
   // then come from the resources used.
-  std::vector<uint32_t> load(resources_.size(), 0);
+  // Flows per resource, zero outside this call: a machine has up to millions of resources and a set
+  // of rings uses a few, and searches call this for every ring order they try, so only the entries
+  // used are cleared (on the way out, whatever happens).
+  thread_local std::vector<uint32_t> load;
+  if (load.size() < resources_.size()) load.resize(resources_.size(), 0);
   std::vector<uint32_t> used;
+  struct Clear {
+    std::vector<uint32_t>& load;
+    const std::vector<uint32_t>& used;
+    ~Clear() {
+      for (uint32_t id : used) load[id] = 0;
+    }
+  } clear{load, used};
   Route r;
   for (const auto& ring : rings)
     for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {

@@ -180,10 +180,11 @@ TEST(AnalyticalModel, MemoryEqualsTheLoweringsEstimate) {
 }
 
 TEST(Search, DropsWhatDoesNotFitAndSaysWhy) {
+  // On 16 GPUs some splits do not fit with any recomputation, ZeRO stage or micro-batch.
   const auto base = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/gpt-20b-perlmutter-32.json");
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(8));
+  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(4));
   ps::SearchOptions options;
-  options.gpus = 32;
+  options.gpus = 16;
   options.families = {ps::Family::four_d};
   const auto r = ps::search(base, topology, options);
   ASSERT_FALSE(r.rejected.empty());
@@ -192,14 +193,18 @@ TEST(Search, DropsWhatDoesNotFitAndSaysWhy) {
   const double device = topology.machine().node.device.memory;
   for (const auto& c : r.ranked) EXPECT_LE(c.estimate.memory.total(), device) << c.label;
   ps::AnalyticalModel model(topology);
+  // A rejected configuration is named by its variant needing least memory, and even that does not fit.
+  size_t checked = 0;
   for (const auto& rej : r.rejected) {
     EXPECT_NE(rej.reason.find("GiB per GPU, the device has"), std::string::npos) << rej.reason;
-    for (const auto& cfg : ps::configurations(base, ps::Family::four_d, 32)) {
-      if (cfg.label == rej.label) {
-        EXPECT_GT(model.estimate(cfg.workload).memory.total(), device) << rej.label;
-      }
-    }
+    for (const auto& cfg : ps::configurations(base, ps::Family::four_d, 16))
+      for (const auto& k : cfg.variants)
+        if (cfg.label(k) == rej.label) {
+          EXPECT_GT(model.estimate(cfg.with(k)).memory.total(), device) << rej.label;
+          ++checked;
+        }
   }
+  EXPECT_EQ(checked, r.rejected.size());
   for (size_t i = 1; i < r.ranked.size(); ++i)
     EXPECT_LE(r.ranked[i - 1].estimate.iteration, r.ranked[i].estimate.iteration);
   // Invalid splits are reported with the rule they break.
@@ -210,10 +215,12 @@ TEST(Search, DropsWhatDoesNotFitAndSaysWhy) {
 
 TEST(Search, EnumeratesEveryFactorisation) {
   const auto base = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-gpt-3d.json");
-  // 16 = 2^4 split over four axes: C(4 + 3, 3) = 35 ordered factorisations.
+  // 16 = 2^4 split over four axes: C(4 + 3, 3) = 35 ordered factorisations, the micro-batch a variant.
   EXPECT_EQ(ps::configurations(base, ps::Family::four_d, 16).size(), 35u);
-  // PTD-P: t·p·d = 16 (15 ways) times four micro-batch sizes, less those that do not split the batch.
-  EXPECT_LE(ps::configurations(base, ps::Family::ptdp, 16).size(), 60u);
+  // PTD-P: t·p·d = 16 (15 ways); with a pipeline each micro-batch size (1, 2, 4, 8 that split the batch)
+  // and each chunk count (p·v | 4 layers) is a configuration of its own.
+  ps::Vary none{false, false, false, false, false};
+  EXPECT_EQ(ps::configurations(base, ps::Family::ptdp, 16, none).size(), 15u);
   EXPECT_TRUE(ps::configurations(base, ps::Family::ted, 16).empty());  // a dense model
 }
 

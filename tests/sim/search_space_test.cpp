@@ -1,0 +1,183 @@
+// The dimensions the configuration search varies beyond the family's axes: micro-batch, interleaved
+// chunks, sequence parallelism, recomputation and ZeRO stage. Counts and the rules that decide where
+// each applies; every ranked workload validates and lowers; skipping variants by dominance ranks as
+// estimating every one does. No SimGrid here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "sim/config_space.hpp"
+#include "sim/search.hpp"
+#include "topology/machine.hpp"
+#include "workloads/lower.hpp"
+#include "workloads/workload.hpp"
+
+namespace pt = paratwin::topology;
+namespace pw = paratwin::workloads;
+namespace ps = paratwin::sim;
+
+namespace {
+
+pw::Workload example(const std::string& file) {
+  return pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + file);
+}
+
+const ps::Vary kNothing{false, false, false, false, false};
+
+size_t variants(const std::vector<ps::Configuration>& cs) {
+  size_t n = 0;
+  for (const auto& c : cs) n += c.variants.size();
+  return n;
+}
+
+}  // namespace
+
+TEST(SearchSpace, PipelinedConfigurationsHaveTheirMicroBatchAndChunks) {
+  // tiny-pp-1f1b: 4 layers, batch 8. t·p·d = 4: (1,1,4) (2,1,2) (4,1,1) without a pipeline, one
+  // configuration each (the micro-batch a variant); (1,2,2): share 4, mb 1, 2, 4 × v 1, 2 (2·2 | 4) = 6;
+  // (1,4,1): share 8, mb 1, 2, 4, 8 × v 1 (4·2 ∤ 4) = 4; (2,2,1): 4 mb × 2 v = 8. 21 in all.
+  const auto base = example("tiny-pp-1f1b.json");
+  const auto cs = ps::configurations(base, ps::Family::ptdp, 4);
+  EXPECT_EQ(cs.size(), 21u);
+  std::set<std::string> labels;
+  for (const auto& c : cs) {
+    const auto& p = c.workload.parallel.pipeline;
+    EXPECT_EQ(base.model.layers % (p.stages * p.chunks), 0) << c.axes;
+    EXPECT_EQ(p.chunks > 1, p.schedule == pw::Schedule::interleaved) << c.axes;
+    EXPECT_EQ(c.micro_batch_is_knob, p.stages == 1) << c.axes;
+    // With a pipeline every variant has the same micro-batch; without, the largest comes first.
+    for (const auto& k : c.variants) {
+      if (p.stages > 1) {
+        EXPECT_EQ(k.micro_batch, c.variants.front().micro_batch);
+      } else {
+        EXPECT_LE(k.micro_batch, c.variants.front().micro_batch);
+      }
+      labels.insert(c.label(k));
+    }
+  }
+  EXPECT_EQ(labels.size(), variants(cs)) << "labels must tell every variant apart";
+  EXPECT_TRUE(labels.count("t2 p2 d1 mb4 v2 sp sel")) << "chunks, sequence parallelism and recomputation in the label";
+  EXPECT_TRUE(labels.count("t1 p2 d2 mb1 none zero3"));
+  // Nothing varied: one configuration per split, the base's micro-batch (2) and one variant each.
+  const auto fixed = ps::configurations(base, ps::Family::ptdp, 4, kNothing);
+  EXPECT_EQ(fixed.size(), 6u);
+  EXPECT_EQ(variants(fixed), 6u);
+  for (const auto& c : fixed) EXPECT_EQ(c.variants.front().micro_batch, base.training.micro_batch) << c.axes;
+}
+
+TEST(SearchSpace, VariantsApplyOnlyWhereTheRulesAllowThem) {
+  const auto base = example("tiny-pp-1f1b.json");
+  for (const auto& c : ps::configurations(base, ps::Family::ptdp, 4)) {
+    const auto& w = c.workload;
+    const bool tp = w.parallel.tensor.size > 1, replicas = w.batch_replicas() > 1;
+    std::set<int64_t> zero;
+    std::set<bool> sp;
+    std::set<pw::Checkpointing> ckpt;
+    for (const auto& k : c.variants) {
+      zero.insert(k.zero);
+      sp.insert(k.sequence_parallel);
+      ckpt.insert(k.checkpointing);
+    }
+    EXPECT_EQ(zero.size(), replicas ? 4u : 1u) << c.axes;  // ZeRO over data parallelism only
+    EXPECT_EQ(sp.size(), tp ? 2u : 1u) << c.axes;          // sequence parallelism with t > 1 only
+    EXPECT_EQ(ckpt.size(), 3u) << c.axes;
+  }
+  // AxoNN: ZeRO up to 2 (the z axis shards weights), no sequence parallelism.
+  const auto dense = example("tiny-gpt-3d.json");
+  for (const auto& c : ps::configurations(dense, ps::Family::four_d, 8)) {
+    std::set<int64_t> zero;
+    for (const auto& k : c.variants) {
+      zero.insert(k.zero);
+      EXPECT_FALSE(k.sequence_parallel) << c.label(k);
+    }
+    const std::set<int64_t> expected = c.workload.parallel.data > 1 ? std::set<int64_t>{0, 1, 2} : std::set<int64_t>{0};
+    EXPECT_EQ(zero, expected) << c.axes;
+  }
+  // TED: ZeRO with more than one batch replica (data × expert).
+  const auto moe = example("tiny-moe-ted.json");
+  for (const auto& c : ps::configurations(moe, ps::Family::ted, 4))
+    for (const auto& k : c.variants) EXPECT_TRUE(k.zero == 0 || c.workload.batch_replicas() > 1) << c.label(k);
+}
+
+TEST(SearchSpace, TheDominanceRulesOrderTimeAndMemory) {
+  const auto base = example("tiny-pp-1f1b.json");
+  const auto cs = ps::configurations(base, ps::Family::ptdp, 4);
+  const auto flat = std::find_if(cs.begin(), cs.end(), [](const auto& c) { return c.axes == "t2 p1 d2"; });
+  ASSERT_NE(flat, cs.end());
+  using C = pw::Checkpointing;
+  const ps::Knobs none8{C::none, 1, false, 8}, full8{C::full, 1, false, 8}, none4{C::none, 1, false, 4};
+  const ps::Knobs zero2{C::none, 2, false, 8}, zero3{C::none, 3, false, 8}, zero0{C::none, 0, false, 8};
+  EXPECT_TRUE(ps::no_slower(*flat, none8, full8));
+  EXPECT_TRUE(ps::no_slower(*flat, none8, none4));  // no pipeline: a larger micro-batch
+  EXPECT_TRUE(ps::no_slower(*flat, none8, zero2));  // ZeRO 1 and 2 run the same steps
+  EXPECT_TRUE(ps::no_slower(*flat, zero2, zero3));  // 3 adds weight gathers
+  EXPECT_FALSE(ps::no_slower(*flat, zero3, none8));
+  // ZeRO 0 against 1: faster for small models (no all-gather after the step), slower for large ones.
+  EXPECT_FALSE(ps::no_slower(*flat, none8, zero0));
+  EXPECT_FALSE(ps::no_slower(*flat, zero0, none8));
+  EXPECT_FALSE(ps::no_slower(*flat, none8, {C::none, 1, true, 8}));
+  EXPECT_TRUE(ps::no_larger(full8, none8));
+  EXPECT_TRUE(ps::no_larger(zero3, none8));
+  EXPECT_TRUE(ps::no_larger(none4, none8));
+  EXPECT_FALSE(ps::no_larger(none8, full8));
+}
+
+TEST(SearchSpace, SkippingDominatedVariantsRanksAsEstimatingEveryOne) {
+  struct Case {
+    std::string file, machine;
+    int64_t gpus;
+  };
+  for (const Case& k : {Case{"gpt-20b-perlmutter-32.json", "perlmutter", 32},
+                        Case{"tiny-pp-1f1b.json", "perlmutter", 8}, Case{"tiny-moe-ted.json", "perlmutter", 8}}) {
+    const auto base = example(k.file);
+    const auto machine = pt::resolve_machine(k.machine);
+    const pt::Topology topology(machine.slice((k.gpus + machine.devices_per_node() - 1) / machine.devices_per_node()));
+    ps::SearchOptions options;
+    options.gpus = k.gpus;
+    const auto fast = ps::search(base, topology, options);
+    options.exhaustive = true;
+    const auto all = ps::search(base, topology, options);
+    EXPECT_EQ(all.skipped, 0) << k.file;
+    EXPECT_EQ(all.estimated + all.broken, all.variants) << k.file;
+    EXPECT_EQ(fast.estimated + fast.skipped + fast.broken, fast.variants) << k.file;
+    EXPECT_GT(fast.skipped, 0) << k.file;
+    EXPECT_EQ(fast.variants, all.variants) << k.file;
+    EXPECT_LT(fast.estimated, all.estimated) << k.file;
+    ASSERT_EQ(fast.ranked.size(), all.ranked.size()) << k.file;
+    EXPECT_EQ(fast.rejected.size(), all.rejected.size()) << k.file;
+    for (size_t i = 0; i < fast.ranked.size(); ++i) {
+      EXPECT_EQ(fast.ranked[i].label, all.ranked[i].label) << k.file << " rank " << i + 1;
+      EXPECT_DOUBLE_EQ(fast.ranked[i].estimate.iteration, all.ranked[i].estimate.iteration) << k.file;
+    }
+  }
+}
+
+TEST(SearchSpace, EveryRankedWorkloadValidatesLowersAndRoundTrips) {
+  for (const std::string file : {"gpt-20b-perlmutter-32.json", "tiny-pp-1f1b.json", "tiny-moe-ted.json"}) {
+    const auto base = example(file);
+    const auto machine = pt::resolve_machine("perlmutter");
+    const int64_t gpus = file == "gpt-20b-perlmutter-32.json" ? 32 : 8;
+    const pt::Topology topology(machine.slice(gpus / machine.devices_per_node()));
+    ps::SearchOptions options;
+    options.gpus = gpus;
+    const auto r = ps::search(base, topology, options);
+    ASSERT_FALSE(r.ranked.empty()) << file;
+    std::set<std::string> labels;
+    for (const auto& c : r.ranked) {
+      const auto& w = c.workload;
+      EXPECT_NO_THROW(pw::validate(w)) << c.label;
+      EXPECT_EQ(w.total_ranks(), gpus) << c.label;
+      EXPECT_EQ(w.training.global_batch % (w.batch_replicas() * w.training.micro_batch), 0) << c.label;
+      EXPECT_NE(c.label.find(" mb" + std::to_string(w.training.micro_batch)), std::string::npos) << c.label;
+      const auto back = pw::parse_workload(pw::to_json(w), "ranked");
+      EXPECT_EQ(pw::to_json(back), pw::to_json(w)) << c.label;
+      pw::LowerOptions lo;
+      lo.devices_per_node = machine.devices_per_node();
+      EXPECT_EQ(pw::lower(back, lo).grid.size(), gpus) << c.label;
+      labels.insert(c.label);
+    }
+    EXPECT_EQ(labels.size(), r.ranked.size()) << file << ": one row per configuration";
+  }
+}
