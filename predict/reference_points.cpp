@@ -68,13 +68,19 @@ double metric_value(Metric metric, const Prediction& p, const workloads::Workloa
 
 // What the authors did where a seed says the configuration was chosen with a performance model: the
 // configuration paratwin's analytical model ranks first among those of the workload's family (AxoNN's
-// 4-D grid, Megatron's tensor x pipeline x data, TED) that fit in memory.
+// 4-D grid, Megatron's tensor x pipeline x data, TED) that fit in memory, varying what their models
+// varied: the parallel axes (and PTD-P's micro-batch), not what the published run fixed.
 workloads::Workload best_configuration(const workloads::Workload& w, const topology::Machine& machine) {
   sim::SearchOptions o;
   o.gpus = w.total_ranks();
   o.families = {w.model.moe.enabled()                                    ? sim::Family::ted
                 : w.parallel.tensor.mode == workloads::TensorMode::axonn ? sim::Family::four_d
                                                                          : sim::Family::ptdp};
+  // The axes only, as the authors' models chose them: recomputation, ZeRO stage, sequence parallelism and
+  // the schedule stay the run's own (published), and only PTD-P's configurations carry a micro-batch.
+  o.vary = {};
+  o.vary.micro_batch = o.families.front() == sim::Family::ptdp;
+  o.vary.chunks = o.vary.sequence_parallel = o.vary.checkpointing = o.vary.zero = false;
   const auto found = sim::search(w, topology_for(machine, o.gpus, library_for(machine, "")), o);
   if (found.ranked.empty())
     throw std::runtime_error("no " + std::string(sim::to_string(o.families.front())) + " configuration of " +
