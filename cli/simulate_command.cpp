@@ -5,8 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/simulation_report.hpp"
-#include "common/report_text.hpp"
 #include "common/input_error.hpp"
+#include "common/report_text.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
