@@ -8,6 +8,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "topology/machine.hpp"
 
 namespace paratwin::calibration {
 
@@ -28,9 +29,8 @@ ReferenceCollective read_collective(JsonReader c) {
   out.kind = c.choice("kind", {"all_gather", "reduce_scatter", "all_reduce"});
   out.bytes = c.number("bytes", std::nullopt, 1, 1e15);
   out.gpus = c.integer("gpus", std::nullopt, 2, int64_t{1} << 22);
-  const std::vector<std::string> libraries = {"nccl", "rccl", "cray-mpich", "mpi", "pccl"};
-  out.library = c.choice("library", libraries);
-  out.versus = c.choice("versus", libraries);
+  out.library = c.choice("library", topology::communication_libraries());
+  out.versus = c.choice("versus", topology::communication_libraries());
   if (out.versus == out.library) c.fail("versus", "= \"" + out.versus + "\" is the library itself");
   c.finish();
   return out;

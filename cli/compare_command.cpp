@@ -2,25 +2,24 @@
 // files), two workloads, two communication libraries, or two saved summaries (`simulate --json`,
 // `exec --json`); what they do not name (the workload, the machine) comes from the options. With
 // `--machines DIR` the two runs are the built-in machine and DIR's edited copy of it: a what-if study.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "cli/commands.hpp"
-#include "common/child_process.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/text_file.hpp"
 #include "predict/child_pool.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_comparison.hpp"
+#include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
+#include "workloads/workload.hpp"
 
 namespace paratwin::cli {
 
 namespace {
-
-const std::set<std::string> kLibraries = {"nccl", "rccl", "cray-mpich", "mpi", "pccl"};
 
 enum class Kind { machine, workload, library, summary };
 
@@ -53,15 +52,18 @@ Operand classify(const std::string& text, const char* which) {
     if (j.is_object() && j.contains("model") && j.contains("training")) return {Kind::workload, text, j};
     return {Kind::machine, text, {}};  // the machine reader says what is wrong with it, if anything
   }
-  if (kLibraries.count(text)) return {Kind::library, text, {}};
+  const auto& libraries = topology::communication_libraries();
+  if (std::find(libraries.begin(), libraries.end(), text) != libraries.end()) return {Kind::library, text, {}};
   for (const auto& name : topology::builtin_machine_names())
     if (name == text) return {Kind::machine, text, {}};
-  std::string machines;
-  for (const auto& name : topology::builtin_machine_names()) machines += (machines.empty() ? "" : ", ") + name;
-  throw InputError(which, "\"" + text +
-                              "\" is neither a file (a workload, machine or saved summary), a library (nccl, rccl, "
-                              "cray-mpich, mpi, pccl) nor a built-in machine (" +
-                              machines + ")");
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+  };
+  throw InputError(which, "\"" + text + "\" is neither a file (a workload, machine or saved summary), a library (" +
+                              listed(libraries) + ") nor a built-in machine (" +
+                              listed(topology::builtin_machine_names()) + ")");
 }
 
 struct CompareArgs {
@@ -99,7 +101,7 @@ Action add_compare_command(CLI::App& app) {
                   "edits")
       ->capture_default_str();
   cmd->add_option("--library", a->library, "communication library of both runs (default: each machine profile's)")
-      ->check(CLI::IsMember(kLibraries));
+      ->check(CLI::IsMember(topology::communication_libraries()));
   cmd->add_option("--fidelity", a->fidelity, "as in simulate")
       ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
@@ -157,7 +159,9 @@ Action add_compare_command(CLI::App& app) {
         predict::PointOptions options;
       };
       auto side = [&](const Operand& o) {
-        Side s{workloads::load_workload_or_default(o.kind == Kind::workload ? o.text : a->workload),
+        // A workload operand was read and parsed by classify(): its document is used, not the file again.
+        Side s{o.kind == Kind::workload ? workloads::parse_workload(o.document, o.text)
+                                        : workloads::load_workload_or_default(a->workload),
                predict::load_machine(o.kind == Kind::machine ? o.text : a->machine),
                {}};
         s.options.library = o.kind == Kind::library ? o.text : a->library;

@@ -14,6 +14,7 @@
 #include "predict/search_report.hpp"
 #include "sim/collectives.hpp"
 #include "sim/search.hpp"
+#include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 
 namespace paratwin::cli {
@@ -122,7 +123,7 @@ Action add_search_command(CLI::App& app) {
                 "no engine progress from those simulations (shown by default above " +
                     std::to_string(predict::kProgressAboveRanks) + " GPUs)");
   cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
-      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
+      ->check(CLI::IsMember(topology::communication_libraries()));
   cmd->add_flag("--placement-agnostic", a->placement_agnostic,
                 "give every collective one NIC's bandwidth wherever its group sits (the baseline seed 002 §5.1.2 "
                 "improves on) instead of loading the machine's links with every group's rings");

@@ -11,6 +11,7 @@
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_plot.hpp"
+#include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/trace.hpp"
 
@@ -103,7 +104,7 @@ Action add_simulate_command(CLI::App& app) {
                   "one NIC per node for all traffic, CPU reductions), mpi (rings, CPU reductions), pccl "
                   "(hierarchical: intra-node ring, inter-node recursive doubling/halving); default: the machine "
                   "profile's")
-      ->check(CLI::IsMember({"nccl", "rccl", "cray-mpich", "mpi", "pccl"}));
+      ->check(CLI::IsMember(topology::communication_libraries()));
   cmd->add_option("--algorithm", a->algorithms,
                   "KIND=ALGORITHM: run this collective kind with this algorithm instead of the library's choice "
                   "(ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct); repeatable, e.g. "

@@ -43,6 +43,12 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+std::string gp_terminal(const std::string& format, int width, int height) {
+  const std::string size = std::to_string(width) + "," + std::to_string(height);
+  if (format == "png") return "pngcairo size " + size + " font 'sans,10'";
+  return "svg size " + size + " dynamic background rgb 'white' font 'sans,11'";
+}
+
 std::string gp_string(const std::string& text) {
   std::string out = "'";
   for (const char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);

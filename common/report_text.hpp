@@ -14,6 +14,8 @@ std::string formatted(double v, const char* format);
 std::string printed(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
 std::string csv_field(const std::string& text);
+// gnuplot's terminal for `format` ("png": cairo, else SVG on white) of width × height pixels.
+std::string gp_terminal(const std::string& format, int width, int height);
 // A gnuplot single-quoted string: only the quote itself needs escaping (doubled).
 std::string gp_string(const std::string& text);
 // A gnuplot datablock field: quoted, with double quotes (which gnuplot cannot escape there) replaced.

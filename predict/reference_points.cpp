@@ -78,7 +78,6 @@ workloads::Workload best_configuration(const workloads::Workload& w, const topol
                                                                          : sim::Family::ptdp};
   // The axes only, as the authors' models chose them: recomputation, ZeRO stage, sequence parallelism and
   // the schedule stay the run's own (published), and only PTD-P's configurations carry a micro-batch.
-  o.vary = {};
   o.vary.micro_batch = o.families.front() == sim::Family::ptdp;
   o.vary.chunks = o.vary.sequence_parallel = o.vary.checkpointing = o.vary.zero = false;
   const auto found = sim::search(w, topology_for(machine, o.gpus, library_for(machine, "")), o);

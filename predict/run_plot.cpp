@@ -45,13 +45,6 @@ std::string xtics(const std::vector<std::string>& labels, int margin) {
          "set bmargin " + std::to_string(margin) + "\n";
 }
 
-std::string terminal(const std::string& format, int width, int height) {
-  if (format == "png")
-    return "pngcairo size " + std::to_string(width) + "," + std::to_string(height) + " font 'sans,10'";
-  return "svg size " + std::to_string(width) + "," + std::to_string(height) +
-         " dynamic background rgb 'white' font 'sans,11'";
-}
-
 }  // namespace
 
 std::string plot_format(const std::string& path, const std::string& option) {
@@ -108,7 +101,7 @@ std::string run_plot_script(const std::string& title, const std::vector<Labelled
      << breakdown.str() << "EOD\n"
      << "$collectives << EOD\n"
      << collectives.str() << "EOD\n"
-     << "set terminal " << terminal(format, width, height) << "\n"
+     << "set terminal " << gp_terminal(format, width, height) << "\n"
      << "set output " << gp_string(output) << "\n"
      << "set multiplot layout 1," << panels << " title " << gp_string(title) << " noenhanced\n"
      << "set style data histograms\nset style fill solid 0.85 border -1\nset grid ytics\nset yrange [0:*]\n"

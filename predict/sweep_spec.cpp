@@ -167,7 +167,7 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
     if (model != "analytical") s.models.push_back("simulate");
     if (model != "simulate") s.models.push_back("analytical");
     s.fidelity = r.choice("fidelity", {"fast", "exact"}, "fast");
-    if (r.has("library")) s.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "mpi", "pccl"});
+    if (r.has("library")) s.library = r.choice("library", topology::communication_libraries());
     s.fold = r.boolean("fold", false);
     if (s.fold && s.fidelity != "fast") r.fail("fold", "folding is part of fast fidelity: set \"fidelity\": \"fast\"");
     r.finish();

@@ -189,14 +189,6 @@ void ted(const Workload& base, int64_t n, const Vary& vary, std::vector<Configur
     }
 }
 
-// ZeRO stages 1, 2 and 3 by time: 2 runs the steps of 1, 3 adds weight gathers to them. Stage 0 is
-// compared with itself only: ZeRO-1's reduce-scatter and all-gather move the bytes of 0's all-reduce
-// and split the optimizer step, faster for large models, slower for small ones (the all-gather after
-// the step is exposed).
-int zero_rank(int64_t zero) {
-  return static_cast<int>(zero);
-}
-
 }  // namespace
 
 Workload Configuration::with(const Knobs& k) const {
@@ -257,10 +249,13 @@ int recompute_level(Checkpointing c) {
 
 }  // namespace
 
+// ZeRO stages 1, 2 and 3 by time: 2 runs the steps of 1, 3 adds weight gathers to them. Stage 0 is
+// compared with itself only: ZeRO-1's reduce-scatter and all-gather move the bytes of 0's all-reduce
+// and split the optimizer step, faster for large models, slower for small ones (the all-gather after
+// the step is exposed).
 bool no_slower(const Configuration& c, const Knobs& a, const Knobs& b) {
   if (a.sequence_parallel != b.sequence_parallel || (a.zero == 0) != (b.zero == 0)) return false;
-  if (zero_rank(a.zero) > zero_rank(b.zero) || recompute_level(a.checkpointing) > recompute_level(b.checkpointing))
-    return false;
+  if (a.zero > b.zero || recompute_level(a.checkpointing) > recompute_level(b.checkpointing)) return false;
   return c.micro_batch_is_knob ? a.micro_batch >= b.micro_batch : a.micro_batch == b.micro_batch;
 }
 

@@ -180,6 +180,9 @@ Machine parse_machine(const nlohmann::json& doc, const std::string& source);
 Machine parse_machine_text(const std::string& text, const std::string& source);
 Machine load_machine_file(const std::string& path);
 
+// The communication libraries the simulator models, as --library and sweep and reference files name them.
+const std::vector<std::string>& communication_libraries();
+
 // The built-in machines (topology/machines/*.json, compiled in), by name.
 std::vector<std::string> builtin_machine_names();
 // A built-in machine's name, or a path to a machine file.

@@ -19,6 +19,11 @@ const Builtin kBuiltins[] = {
 
 }  // namespace
 
+const std::vector<std::string>& communication_libraries() {
+  static const std::vector<std::string> libraries = {"nccl", "rccl", "cray-mpich", "mpi", "pccl"};
+  return libraries;
+}
+
 std::vector<std::string> builtin_machine_names() {
   std::vector<std::string> out;
   for (const auto& b : kBuiltins) out.emplace_back(b.name);

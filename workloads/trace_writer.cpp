@@ -116,6 +116,21 @@ void ChromeTraceWriter::event_begin() {
   first_event_ = false;
 }
 
+void ChromeTraceWriter::event_begin(const char* ph, int64_t pid) {
+  event_begin();
+  buffer_ += "{\"ph\":\"";
+  buffer_ += ph;
+  buffer_ += "\",\"pid\":";
+  append_int(buffer_, pid);
+}
+
+void ChromeTraceWriter::process_name(int64_t pid, const std::string& name) {
+  event_begin("M", pid);
+  buffer_ += ",\"name\":\"process_name\",\"args\":{\"name\":";
+  append_string(buffer_, name);
+  buffer_ += "}}";
+}
+
 void ChromeTraceWriter::flush_if_full() {
   if (buffer_.size() < kFlushBytes) return;
   out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
@@ -127,15 +142,8 @@ void ChromeTraceWriter::traced(int64_t rank, const std::vector<int64_t>& stands_
   std::string name = "rank " + std::to_string(rank) + " (stage " + std::to_string(program_.role_of(rank));
   if (stands_for.size() > 1) name += "; stands for " + std::to_string(stands_for.size()) + " ranks";
   name += ")";
-  event_begin();
-  buffer_ += "{\"ph\":\"M\",\"pid\":";
-  append_int(buffer_, rank);
-  buffer_ += ",\"name\":\"process_name\",\"args\":{\"name\":";
-  append_string(buffer_, name);
-  buffer_ += "}}";
-  event_begin();
-  buffer_ += "{\"ph\":\"M\",\"pid\":";
-  append_int(buffer_, rank);
+  process_name(rank, name);
+  event_begin("M", rank);
   buffer_ += ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":";
   append_int(buffer_, rank);
   buffer_ += "}}";
@@ -143,9 +151,7 @@ void ChromeTraceWriter::traced(int64_t rank, const std::vector<int64_t>& stands_
 
 void ChromeTraceWriter::thread_name(int64_t pid, int tid, const char* name) {
   if (!named_threads_.insert({pid, tid}).second) return;
-  event_begin();
-  buffer_ += "{\"ph\":\"M\",\"pid\":";
-  append_int(buffer_, pid);
+  event_begin("M", pid);
   buffer_ += ",\"tid\":";
   append_int(buffer_, tid);
   buffer_ += ",\"name\":\"thread_name\",\"args\":{\"name\":";
@@ -156,9 +162,7 @@ void ChromeTraceWriter::thread_name(int64_t pid, int tid, const char* name) {
 void ChromeTraceWriter::slice(int64_t pid, int tid, int64_t start_ns, int64_t end_ns, const char* name,
                               const std::string& args) {
   thread_name(pid, tid, tid == kIdleThread ? "idle" : to_string(static_cast<Stream>(tid)));
-  event_begin();
-  buffer_ += "{\"ph\":\"X\",\"pid\":";
-  append_int(buffer_, pid);
+  event_begin("X", pid);
   buffer_ += ",\"tid\":";
   append_int(buffer_, tid);
   buffer_ += ",\"ts\":";
@@ -201,9 +205,7 @@ void ChromeTraceWriter::flow(const std::vector<Anchor>& anchors, const char* nam
 
 void ChromeTraceWriter::write_counter(int64_t node, const Counter& c, int64_t ts) {
   if (std::llround(c.node) == c.written_node && std::llround(c.net) == c.written_net) return;
-  event_begin();
-  buffer_ += "{\"ph\":\"C\",\"pid\":";
-  append_int(buffer_, kNodePidBase + node);
+  event_begin("C", kNodePidBase + node);
   buffer_ += ",\"ts\":";
   append_us(buffer_, ts);
   buffer_ += ",\"name\":\"in flight\",\"args\":{\"intra-node\":";
@@ -219,12 +221,7 @@ void ChromeTraceWriter::count(int64_t rank, int64_t ts, double node_delta, doubl
   Counter& c = counters_[node];
   if (c.pending_ts < 0) {
     // The node's counters: a process of their own, after the ranks.
-    event_begin();
-    buffer_ += "{\"ph\":\"M\",\"pid\":";
-    append_int(buffer_, kNodePidBase + node);
-    buffer_ += ",\"name\":\"process_name\",\"args\":{\"name\":";
-    append_string(buffer_, "node " + std::to_string(node) + " (traced ranks' bytes in flight)");
-    buffer_ += "}}";
+    process_name(kNodePidBase + node, "node " + std::to_string(node) + " (traced ranks' bytes in flight)");
   }
   if (c.pending_ts >= 0 && c.pending_ts != ts) {
     write_counter(node, c, c.pending_ts);

@@ -86,7 +86,10 @@ class ChromeTraceWriter : public TraceSink {
   std::map<CollectiveKey, std::vector<Anchor>> collectives_;                       // members so far
   int64_t next_flow_ = 1;
 
-  void event_begin();
+  void event_begin();  // the separator before every event but the first
+  // The separator, then {"ph":PH,"pid":PID; the caller writes the rest and the closing brace.
+  void event_begin(const char* ph, int64_t pid);
+  void process_name(int64_t pid, const std::string& name);
   void flush_if_full();
   void thread_name(int64_t pid, int tid, const char* name);
   void slice(int64_t pid, int tid, int64_t start_ns, int64_t end_ns, const char* name, const std::string& args);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
+#include "tests/sim/megatron_pipeline.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 #include "workloads/lower.hpp"
@@ -14,21 +15,6 @@
 namespace pw = paratwin::workloads;
 
 namespace {
-
-// Tensor 2 with sequence parallelism, 2 pipeline stages, data 2 on two Perlmutter nodes: every kind of
-// wait (all-gathers, messages, the gradient all-reduce) occurs.
-pw::Program megatron() {
-  nlohmann::json j = {{"name", "ledger"},
-                      {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
-                      {"training", {{"global_batch", 16}, {"micro_batch", 2}, {"checkpointing", "selective"}}},
-                      {"parallelism",
-                       {{"data", {{"size", 2}}},
-                        {"tensor", {{"mode", "megatron"}, {"size", 2}}},
-                        {"sequence_parallel", true},
-                        {"pipeline", {{"stages", 2}, {"schedule", "1f1b"}}}}},
-                      {"optimizations", {{"overlap_gradient_sync", true}}}};
-  return pw::lower(pw::parse_workload(j, ""));
-}
 
 // Per rank: the engine's {compute, exposed, bubble, other, end}, then the replayed ledger's four.
 std::vector<double> ledgers(const pw::Program& program, paratwin::sim::Fidelity fidelity) {
@@ -70,11 +56,11 @@ void expect_replayed(const std::vector<double>& v, size_t ranks) {
 }  // namespace
 
 TEST(Ledger, ReplayingTheEnginesTraceGivesItsBreakdown) {
-  const auto program = megatron();
+  const auto program = paratwin::test::megatron_pipeline("ledger");
   expect_replayed(ledgers(program, paratwin::sim::Fidelity::exact), static_cast<size_t>(program.grid.size()));
 }
 
 TEST(Ledger, FoldedRanksReportTheirRepresentativesLedger) {
-  const auto program = megatron();
+  const auto program = paratwin::test::megatron_pipeline("ledger");
   expect_replayed(ledgers(program, paratwin::sim::Fidelity::fast), static_cast<size_t>(program.grid.size()));
 }

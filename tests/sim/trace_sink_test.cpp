@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sim/engine.hpp"
+#include "tests/sim/megatron_pipeline.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 #include "workloads/lower.hpp"
@@ -19,20 +20,6 @@ namespace pw = paratwin::workloads;
 using nlohmann::json;
 
 namespace {
-
-// Tensor 2, 2 pipeline stages, data 2 on two Perlmutter nodes: bubbles, exposed collectives, messages.
-pw::Program pipeline() {
-  json j = {{"name", "trace"},
-            {"model", {{"layers", 4}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 512}, {"vocab", 8192}}},
-            {"training", {{"global_batch", 16}, {"micro_batch", 2}, {"checkpointing", "selective"}}},
-            {"parallelism",
-             {{"data", {{"size", 2}}},
-              {"tensor", {{"mode", "megatron"}, {"size", 2}}},
-              {"sequence_parallel", true},
-              {"pipeline", {{"stages", 2}, {"schedule", "1f1b"}}}}},
-            {"optimizations", {{"overlap_gradient_sync", true}}}};
-  return pw::lower(pw::parse_workload(j, ""));
-}
 
 // Simulates with a trace of `ranks` (empty: the default ones) streamed into a file (the child's
 // results are numbers only); returns the trace, per rank the engine's exposed communication, bubble
@@ -63,7 +50,7 @@ json simulate_traced(const pw::Program& program, bool fast, std::vector<int64_t>
 }  // namespace
 
 TEST(TraceSink, IdleSlicesAddUpToTheEnginesBreakdown) {
-  const auto program = pipeline();
+  const auto program = paratwin::test::megatron_pipeline("trace");
   const json r = simulate_traced(program, false, {}, "exact");
   EXPECT_FALSE(r["kept_events"].get<bool>()) << "a streamed trace keeps no events in memory";
   std::map<int64_t, std::map<std::string, double>> idle;  // rank -> slice name -> µs
