@@ -147,7 +147,7 @@ Action add_calibrate_command(CLI::App& app) {
   CLI::App* suite = cmd->add_subcommand(
       "suite",
       "Fit a profile for every rank count of a suite (micro-benchmarks), then compare every workload of the suite; "
-      "writes README.md with the table, CSVs and plots; exit status 1 when a prediction is outside the suite's "
+      "writes README.md with the table, CSVs and plots; exit status 3 when a prediction is outside the suite's "
       "tolerance; run without mpirun");
   suite->add_option("suite", s->file, "suite JSON file, e.g. calibration/suites/localhost.json")->required();
   suite->add_option("--out,-o", s->out, "report folder (default: results/calibration/SUITE_NAME)");

@@ -148,7 +148,7 @@ int calibrate_suite(const SuiteArgs& a) {
   const int outside = calibration::outside_tolerance(suite, results);
   std::printf("report %s/README.md: %zu workloads, %d outside %.0f %% (%.0f s)\n", out.c_str(), results.size(), outside,
               100 * suite.tolerance, elapsed());
-  return outside == 0 ? 0 : 1;
+  return outside == 0 ? 0 : kExitSomeFailed;
 }
 
 }  // namespace paratwin::cli

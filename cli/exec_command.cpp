@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
@@ -35,6 +38,8 @@ struct ExecArgs {
   std::string fail_at;
   double timeout = -1;  // seconds without progress; negative: exec::default_timeout
   bool verify = false;
+  // Options given with --verify that verify mode cannot honour (the option and why), refused as bad input.
+  std::vector<std::pair<std::string, std::string>> not_with_verify;
 };
 
 // What the rank measured, in the form rank 0 merges.
@@ -146,6 +151,11 @@ int run(const ExecArgs& a) {
   topology::Machine machine;
   exec::ExecOptions options;
   try {
+    // Verify mode runs each check once on the CPU and prints its checks: an option it would ignore is
+    // refused rather than silently dropped.
+    if (!a.not_with_verify.empty())
+      throw InputError(a.not_with_verify.front().first,
+                       "cannot be used with --verify: " + a.not_with_verify.front().second);
     // Every rank checks, so that all stop together; a typo in an output path must not cost the run.
     if (!a.trace.empty()) check_output_file(a.trace, "--trace");
     if (!a.json.empty()) check_output_file(a.json, "--json");
@@ -232,9 +242,16 @@ int run(const ExecArgs& a) {
                                           predict::unpack(all, offsets, static_cast<size_t>(options.iterations)));
     try {
       std::vector<std::pair<std::string, std::string>> outputs;
-      if (!a.trace.empty()) outputs.emplace_back(a.trace, workloads::chrome_trace(program, run.events));
       if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(run, a.backend, a.warmup).dump(2) + "\n");
-      write_files_atomically(outputs);
+      // Through the trace's streamed output, as simulate's: a name ending in .gz is gzip-compressed.
+      std::unique_ptr<StreamedOutput> trace;
+      if (!a.trace.empty()) {
+        trace = std::make_unique<StreamedOutput>(a.trace, "--trace");
+        trace->stream() << workloads::chrome_trace(program, run.events);
+      }
+      std::vector<StreamedOutput*> streamed;
+      if (trace) streamed.push_back(trace.get());
+      write_files_atomically(outputs, streamed);
     } catch (const std::exception& e) {
       error_line(e.what());
       return finish(kExitBadInput);
@@ -254,22 +271,27 @@ Action add_exec_command(CLI::App& app) {
       "Run a workload for real, rank by rank (launch with mpirun -np RANKS), and measure every op: the same Program "
       "and the same summary and trace formats as simulate");
   cmd->add_option("--workload,-w", a->workload, "workload JSON file (default: the built-in example)");
-  cmd->add_option("--backend", a->backend, "cpu (MPI + BLAS) or cuda (cuBLAS + NCCL, when built with CUDA)")
-      ->capture_default_str();
+  CLI::Option* backend =
+      cmd->add_option("--backend", a->backend, "cpu (MPI + BLAS) or cuda (cuBLAS + NCCL, when built with CUDA)")
+          ->capture_default_str();
   cmd->add_option("--machine,-m", a->machine,
                   "machine the ranks run on, for % of peak and the memory verdict (built-in name or file)")
       ->capture_default_str();
-  cmd->add_option("--iterations", a->iterations, "iterations measured")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "iterations run first and not measured")
-      ->check(CLI::Range(0, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--trace", a->trace, "write the last iteration's Chrome trace (every op of every rank) here");
-  cmd->add_option("--json", a->json, "write the summary as JSON to this file");
-  cmd->add_option("--fail-at", a->fail_at,
-                  "RANK:OP_NAME: make that rank fail when it starts that op in the first measured iteration (tests "
-                  "the job-wide abort: exit status 4)");
+  CLI::Option* iterations = cmd->add_option("--iterations", a->iterations, "iterations measured")
+                                ->check(CLI::Range(1, 1000000))
+                                ->capture_default_str();
+  CLI::Option* warmup = cmd->add_option("--warmup", a->warmup, "iterations run first and not measured")
+                            ->check(CLI::Range(0, 1000000))
+                            ->capture_default_str();
+  CLI::Option* trace = cmd->add_option(
+      "--trace", a->trace,
+      "write the last iteration's Chrome trace (every op of every rank) here; gzip-compressed when the name ends in "
+      ".gz");
+  CLI::Option* json = cmd->add_option("--json", a->json, "write the summary as JSON to this file");
+  CLI::Option* fail_at =
+      cmd->add_option("--fail-at", a->fail_at,
+                      "RANK:OP_NAME: make that rank fail when it starts that op in the first measured iteration (tests "
+                      "the job-wide abort: exit status 4)");
   cmd->add_option("--timeout", a->timeout,
                   "seconds a rank may go without progress (no op of its role ends, no step passes) before the job is "
                   "ended with exit status 4, naming the rank and the ops it waits on; 0: never (default: 20 x the "
@@ -278,8 +300,24 @@ Action add_exec_command(CLI::App& app) {
   cmd->add_flag(
       "--verify", a->verify,
       "instead of timing: run the distributed layers (1-D MLP, 3-D FC layers, pipeline stages) with real data "
-      "and compare them with a single-rank reference; exit status 3 when one differs");
-  return [a]() -> int { return run(*a); };
+      "and compare them with a single-rank reference, each check once on the CPU backend; exit status 3 when one "
+      "differs (--iterations, --warmup, --json, --trace, --fail-at and another --backend than cpu are refused with "
+      "it)");
+  return [a, backend, iterations, warmup, trace, json, fail_at]() -> int {
+    if (a->verify) {
+      const std::pair<CLI::Option*, const char*> refused[] = {
+          {backend, "verify mode runs on the CPU backend only"},
+          {iterations, "verify mode runs each check once and times nothing"},
+          {warmup, "verify mode runs each check once and times nothing"},
+          {json, "verify mode writes no summary (its checks are printed)"},
+          {trace, "verify mode records no trace"},
+          {fail_at, "verify mode injects no faults"}};
+      for (const auto& [option, why] : refused)
+        if (option->count() > 0 && !(option == backend && a->backend == "cpu"))
+          a->not_with_verify.emplace_back(option->get_name(), why);
+    }
+    return run(*a);
+  };
 }
 
 }  // namespace paratwin::cli

@@ -34,6 +34,7 @@ struct SimulateArgs {
   bool no_progress = false;
   bool fold = false;
   std::string profile;
+  double max_hours = 1;
 };
 
 // The ranks `--trace-ranks` names: each value a rank, a range A-B, or "all". A rank past the last one
@@ -96,6 +97,12 @@ Action add_simulate_command(CLI::App& app) {
                       std::to_string(predict::kAutoFoldAboveRanks) + ", fast with --fold above)")
       ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
+  cmd->add_option("--max-hours", a->max_hours,
+                  "refuse (exit 2) a simulation estimated to take longer than this, naming the estimate and what to "
+                  "use instead (0: no limit); one estimated to need more address space than the process may have "
+                  "(ulimit -v) is refused whatever this says. The estimate is made before any actor starts")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--profile", a->profile,
                   "apply a profile fitted by `paratwin calibrate micro` on this machine: GEMM curve and peak, "
                   "launch overhead, memory bandwidth, per-step collective cost and link bandwidth");
@@ -157,6 +164,7 @@ Action add_simulate_command(CLI::App& app) {
     options.trace = trace ? &trace->stream() : nullptr;
     options.progress = wants_progress(*a, w.total_ranks());
     options.fold = a->fold;
+    options.max_seconds = a->max_hours * 3600;
     if (options.progress) options.step = step_log();
     options.warn = print_warning;
     const auto p = predict::predict(w, predict::load_machine(a->machine, a->profile), options);

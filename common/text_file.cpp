@@ -187,21 +187,26 @@ class DescriptorBuffer : public std::streambuf {
  private:
   z_stream z_{};
   bool gzip_ = false, finished_ = false;
+  // The compressed output's buffer lives here, not on the stack: a simulation's trace is written from
+  // inside SimGrid actors, whose stacks are small (128 KiB, topology/platform.hpp).
+  static constexpr size_t kOut = size_t{1} << 16;
+  std::unique_ptr<char[]> out_;
 
   void deflate_some(const char* data, size_t size, int flush) {
-    char out[1 << 16];
+    if (!out_) out_ = std::make_unique<char[]>(kOut);
+    char* out = out_.get();
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
     z_.avail_in = static_cast<uInt>(size);
     int status = Z_OK;
     do {
       z_.next_out = reinterpret_cast<Bytef*>(out);
-      z_.avail_out = sizeof out;
+      z_.avail_out = static_cast<uInt>(kOut);
       status = deflate(&z_, flush);
       if (status == Z_STREAM_ERROR) {
         error = EIO;
         return;
       }
-      const size_t produced = sizeof out - z_.avail_out;
+      const size_t produced = kOut - z_.avail_out;
       if (produced > 0 && error == 0) error = write_bytes(fd, out, produced);
     } while (error == 0 && (z_.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END)));
   }

@@ -1,5 +1,8 @@
 #include "predict/fidelity.hpp"
 
+#include <sys/resource.h>
+
+#include <cstdio>
 #include <optional>
 
 #include "common/input_error.hpp"
@@ -7,6 +10,12 @@
 namespace paratwin::predict {
 
 namespace {
+
+std::string formatted_hours(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds / 3600);
+  return text;
+}
 
 FidelityChoice automatic_choice(int64_t ranks) {
   if (ranks <= kAutoExactUpToRanks)
@@ -19,7 +28,54 @@ FidelityChoice automatic_choice(int64_t ranks) {
   return {"fast", true, "auto: above " + std::to_string(kAutoFoldAboveRanks) + " ranks", true};
 }
 
+// "about 12 h", "about 57 min", "about 40 s".
+std::string duration(double seconds) {
+  char text[32];
+  if (seconds >= 5400)
+    std::snprintf(text, sizeof text, "about %.0f h", seconds / 3600);
+  else if (seconds >= 90)
+    std::snprintf(text, sizeof text, "about %.0f min", seconds / 60);
+  else
+    std::snprintf(text, sizeof text, "about %.0f s", seconds);
+  return text;
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
+// The address space this process may have: its soft RLIMIT_AS (ulimit -v); 0 when unlimited.
+double address_space_limit() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+  return static_cast<double>(limit.rlim_cur);
+}
+
 }  // namespace
+
+std::string check_estimate(const sim::RunEstimate& e, const FidelityChoice& c, int64_t ranks, double max_seconds) {
+  const std::string what = "= " + (c.automatic ? "auto (" + c.fidelity + (c.fold ? ", folded)" : ")")
+                                               : c.fidelity + (c.fold ? " with --fold" : ""));
+  const std::string figures = std::to_string(e.actors) + " actors for " + std::to_string(ranks) + " ranks, " +
+                              std::to_string(static_cast<long long>(e.steps)) +
+                              " communication steps: " + duration(e.seconds) + " and " + gib(e.memory_bytes) +
+                              " of address space (estimated)";
+  const std::string instead = c.fold
+                                  ? ""
+                                  : "; --fidelity fast --fold (or auto above " + std::to_string(kAutoFoldAboveRanks) +
+                                        " ranks) runs one actor per node of a replica, in seconds to minutes";
+  const double limit = address_space_limit();
+  if (limit > 0 && e.memory_bytes > limit)
+    throw InputError("--fidelity", what + ": " + figures + ", more than the " + gib(limit) +
+                                       " this process may use (ulimit -v)" + instead);
+  if (max_seconds > 0 && e.seconds > max_seconds)
+    throw InputError("--fidelity", what + ": " + figures + ", longer than --max-hours " + formatted_hours(max_seconds) +
+                                       instead + "; or raise --max-hours (0: no limit)");
+  if (e.seconds > kWarnAboveSeconds) return "--fidelity " + what + ": " + figures + instead;
+  return "";
+}
 
 FidelityChoice choose_fidelity(int64_t ranks, const std::string& requested, bool fold) {
   if (requested == "auto") return fold ? FidelityChoice{"fast", true, "--fold", false} : automatic_choice(ranks);

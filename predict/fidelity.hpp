@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/collectives.hpp"
+#include "sim/run_estimate.hpp"
 #include "workloads/program.hpp"
 
 namespace paratwin::predict {
@@ -33,6 +34,14 @@ FidelityChoice choose_fidelity(int64_t ranks, const std::string& requested, bool
 // "8192 ranks: fast fidelity, folded (auto: above 512 ranks); --fidelity exact for ...": the choice and,
 // when it was automatic, how to override it.
 std::string describe(const FidelityChoice& choice, int64_t ranks);
+
+// A run's estimate (sim/run_estimate.hpp) against the limits: the address space the process may have
+// (ulimit -v) and `max_seconds` (0: none; simulate's --max-hours). Throws InputError naming --fidelity
+// with the figures and what to use instead when one is exceeded; returns a warning with the figures
+// for a run estimated to take more than kWarnAboveSeconds, else "".
+constexpr double kWarnAboveSeconds = 600;
+std::string check_estimate(const sim::RunEstimate& estimate, const FidelityChoice& choice, int64_t ranks,
+                           double max_seconds);
 
 // "KIND=ALGORITHM" overrides (e.g. all_reduce=tree) by kind. Throws InputError naming --algorithm when
 // one is malformed, names an unknown kind or algorithm, or an algorithm that cannot run the kind.

@@ -84,6 +84,12 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
             choice.fidelity + " fidelity" + (choice.fold ? " (folded where the program allows)" : "") + ", " + library);
     sim_options.trace_sink = trace.get();
   }
+  sim_options.before_run = [&](const sim::RunEstimate& estimate) {
+    const std::string warning = check_estimate(estimate, choice, w.total_ranks(), options.max_seconds);
+    if (warning.empty()) return;
+    warnings.push_back(warning);
+    if (options.warn) options.warn(warning);
+  };
   step("building the SimGrid platform and starting the ranks' actors");
   const auto engine = topology::start_engine();
   const auto r = sim::simulate(program, topology, sim_options);

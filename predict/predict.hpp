@@ -27,6 +27,10 @@ struct PointOptions {
   std::ostream* trace = nullptr;        // simulate: stream a Chrome trace here as the simulation runs
   std::vector<int64_t> trace_ranks;     // empty: workloads::default_trace_ranks (one pipeline column)
   bool progress = false;                // simulate: the engine's progress on stderr
+  // simulate: refuse (InputError naming --fidelity) a run estimated to take longer than this many
+  // seconds (sim/run_estimate.hpp); 0: no limit. A run estimated to need more address space than the
+  // process may have (ulimit -v) is refused whatever this says.
+  double max_seconds = 0;
   // Called before each long step of a simulation ("lowering ...", "routing ..."), when set.
   std::function<void(const std::string&)> step;
   // Called with what had no effect ("--algorithm all_to_all=pairwise: the workload has no all_to_all

@@ -4,12 +4,17 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/rank_actor.hpp"
+#include "sim/run_estimate.hpp"
 
 namespace paratwin::sim {
 
 using workloads::Op;
 using workloads::Role;
 namespace sg4 = simgrid::s4u;
+
+namespace {
+constexpr int64_t kGuardedActors = 16384;
+}  // namespace
 
 void check_algorithms(const workloads::Program& program, const SimOptions& options) {
   for (const Role& role : program.roles)
@@ -31,6 +36,13 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
     throw std::invalid_argument("the program has " + std::to_string(program.grid.size()) +
                                 " ranks but the machine only " + std::to_string(topology.devices()) + " devices");
   detail::EngineState shared(program, topology, options);
+  const RunEstimate estimate = estimate_run(shared);
+  if (options.before_run) options.before_run(estimate);
+  // Guard pages below each actor's stack turn an overflow of its small stack (topology::kActorStackKiB)
+  // into a fault instead of silent corruption. Each costs two memory mappings (SimGrid 3.32,
+  // src/kernel/context/ContextSwapped.cpp: the stack's allocation and its mprotect-ed page) of the
+  // process's 65,530: up to 16,384 actors.
+  sg4::Engine::set_config(estimate.actors <= kGuardedActors ? "contexts/guard-size:1" : "contexts/guard-size:0");
   int64_t actors = 0;
   for (int64_t r = 0; r < program.grid.size(); ++r)
     if (!shared.fold.active || shared.fold.rep[static_cast<size_t>(r)] == r) {

@@ -10,6 +10,7 @@
 
 #include "sim/collectives.hpp"
 #include "sim/folding.hpp"
+#include "sim/run_estimate.hpp"
 #include "topology/topology.hpp"
 #include "workloads/op_walker.hpp"
 #include "workloads/program.hpp"
@@ -40,6 +41,9 @@ struct SimOptions {
   // Folded, the actors of the trace ranks are traced, each told with the ranks it stands for.
   workloads::TraceSink* trace_sink = nullptr;
   bool progress = false;  // print progress to stderr
+  // Called with the run's estimate once the platform is built, before any actor exists; may throw to
+  // refuse the run (sim/run_estimate.hpp).
+  std::function<void(const RunEstimate&)> before_run;
 };
 
 using workloads::OpEvent;

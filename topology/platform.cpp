@@ -1,5 +1,7 @@
 #include "topology/platform.hpp"
 
+#include <signal.h>
+
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <stdexcept>
@@ -65,6 +67,7 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/TCP-gamma:0");
   engine.set_config("network/crosstraffic:0");
   engine.set_config("contexts/guard-size:0");
+  engine.set_config("contexts/stack-size:" + std::to_string(kActorStackKiB));
 }
 
 void PhaseRoutes::set(int64_t device, int sink, const std::vector<uint32_t>& resources) {
@@ -83,7 +86,15 @@ std::unique_ptr<sg4::Engine> start_engine() {
   char arg0[] = "paratwin";
   char arg1[] = "--log=root.thresh:warning";
   char* argv[] = {arg0, arg1, nullptr};
+  // SimGrid 3.32's engine replaces the process's SIGINT disposition with its own handler, which logs
+  // "CTRL-C pressed" and calls exit(1) (src/kernel/EngineImpl.cpp, EngineImpl::initialize): an
+  // interrupted simulation would end as an internal error, past paratwin's own cleanup of temporary
+  // outputs. Keep whatever the process had: the default (end by the signal, status 128 + 2 in a shell),
+  // a handler of paratwin's, or SIG_IGN where the caller ignores it.
+  struct sigaction before {};
+  ::sigaction(SIGINT, nullptr, &before);
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  ::sigaction(SIGINT, &before, nullptr);
   configure_engine(*engine);
   return engine;
 }

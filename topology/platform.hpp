@@ -24,8 +24,19 @@ namespace paratwin::topology {
 
 // Network model settings every paratwin simulation uses (see shared/SIMGRID-NOTES.md): CM02 without
 // TCP-gamma throttling and without reverse-direction cross traffic; no stack guard pages (each costs
-// two memory mappings, and 32,768 actors exceed the process's 65,530). Call before loading anything.
+// two memory mappings, and 32,768 actors exceed the process's 65,530; sim::simulate turns them on for
+// fewer actors); actor stacks of kActorStackKiB. Call before loading anything.
 void configure_engine(simgrid::s4u::Engine& engine);
+// Each actor's stack (SimGrid's contexts/stack-size, KiB). SimGrid's default, 8 MiB, is reserved whole
+// per actor: 8,192 actors took 64 GiB of address space and aborted under an 8 GiB limit. Measured need
+// (2026-11-26, stacks shrunk until a 64 KiB guard below them faulted, with a gzip trace of every rank
+// and progress on): at most 16 KiB over the tiny examples, GPT-80B on 64 Frontier GCDs exact, fast and
+// folded and on 8,192 folded, 128-1,024 data-parallel ranks fast and folded, MoE, Optimus and an
+// interleaved pipeline, exact and fast; the deepest frames are the op walker's completion
+// chain with the trace writer on top (a 64 KiB buffer on the stack there once needed more than 64 KiB).
+// 128 KiB leaves 8 times that; up to 16,384 actors a guard page under each stack turns an overflow into
+// a fault rather than corruption (sim/engine.cpp).
+constexpr int kActorStackKiB = 128;
 // The process's one engine, logging warnings and worse only, configured as above.
 std::unique_ptr<simgrid::s4u::Engine> start_engine();
 

@@ -111,13 +111,69 @@ std::vector<Arg> split_arguments(const std::vector<std::string>& words) {
   return args;
 }
 
+// The largest value paratwin takes for each integer argument: the workload format's bounds
+// (workloads/workload_loader.cpp) for what becomes a workload field, the same bounds for what only
+// enters a product (so that no product of two read values leaves int64_t). Megatron-LM's Python
+// integers never wrap; ours would, and a product wrapped to 0 then divides by zero.
+constexpr int64_t kMaxRanks = int64_t{1} << 22;  // workloads' limit on ranks, of every axis and in all
+int64_t largest_value(const std::string& flag) {
+  static const std::map<std::string, int64_t, std::less<>> kLargest = {
+      {"--num-layers", 1'000'000},
+      {"--hidden-size", int64_t{1} << 20},
+      {"--num-attention-heads", int64_t{1} << 20},
+      {"--kv-channels", int64_t{1} << 20},
+      {"--ffn-hidden-size", int64_t{1} << 22},
+      {"--moe-ffn-hidden-size", int64_t{1} << 22},
+      {"--seq-length", int64_t{1} << 24},
+      {"--encoder-seq-length", int64_t{1} << 24},
+      {"--max-position-embeddings", int64_t{1} << 30},
+      {"--vocab-size", int64_t{1} << 24},
+      {"--make-vocab-size-divisible-by", int64_t{1} << 24},
+      {"--tensor-model-parallel-size", kMaxRanks},
+      {"--model-parallel-size", kMaxRanks},
+      {"--pipeline-model-parallel-size", int64_t{1} << 16},
+      {"--expert-model-parallel-size", kMaxRanks},
+      {"--expert-tensor-parallel-size", kMaxRanks},
+      {"--num-experts", int64_t{1} << 20},
+      {"--moe-router-topk", int64_t{1} << 20},
+      {"--moe-layer-freq", 1'000'000},
+      {"--num-layers-per-virtual-pipeline-stage", 1'000'000},
+      {"--num-virtual-stages-per-pipeline-rank", int64_t{1} << 12},
+      {"--micro-batch-size", int64_t{1} << 30},
+      {"--global-batch-size", int64_t{1} << 30},
+      {"--recompute-num-layers", 1'000'000},
+      {"--activations-checkpoint-num-layers", 1'000'000},
+      {"--checkpoint-num-layers", 1'000'000},
+      {"--nproc_per_node", int64_t{1} << 16},  // paratwin's --gpus-per-node bound
+      {"--nnodes", kMaxRanks},
+  };
+  const auto it = kLargest.find(flag);
+  return it == kLargest.end() ? int64_t{1} << 30 : it->second;
+}
+
 int64_t parse_int(const Arg& a, int64_t min) {
   if (a.values.size() != 1) throw WorkloadError(a.flag, "needs one integer value, got \"" + a.text() + "\"");
   const std::string& v = a.values[0];
+  const int64_t max = largest_value(a.flag);
   int64_t out = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || end != v.data() + v.size()) throw WorkloadError(a.flag, "= " + v + " is not an integer");
-  if (out < min) throw WorkloadError(a.flag, "= " + v + " must be at least " + std::to_string(min));
+  const bool digits = end == v.data() + v.size();
+  if (ec == std::errc::result_out_of_range && digits)
+    throw WorkloadError(a.flag,
+                        "= " + v + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  if (ec != std::errc() || !digits) throw WorkloadError(a.flag, "= " + v + " is not an integer");
+  if (out < min || out > max)
+    throw WorkloadError(a.flag,
+                        "= " + v + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return out;
+}
+
+// a × b, refused with a message naming `flag` (and `what` the product is) should it leave int64_t. The
+// bounds above keep every product of the translator inside; this keeps a future one from wrapping.
+int64_t product(int64_t a, int64_t b, const std::string& flag, const std::string& what) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out))
+    throw WorkloadError(flag, what + " = " + std::to_string(a) + " × " + std::to_string(b) + " is too large");
   return out;
 }
 
@@ -249,9 +305,13 @@ WorldSize world_size(const Sorted& s, const MegatronImportOptions& o) {
     w.ranks = o.world_size;
     w.source = "--world-size " + n(o.world_size);
   } else if (w.per_node > 0) {
-    w.ranks = w.per_node * nodes;
     w.source = (nproc ? nproc->text() : "--gpus-per-node " + n(o.gpus_per_node)) + " × " +
                (nnodes ? nnodes->text() : "1 node");
+    const std::string flag = nnodes ? nnodes->flag : nproc ? nproc->flag : "--gpus-per-node";
+    w.ranks = product(w.per_node, nodes, flag, "the world size " + w.source);
+    if (w.ranks > kMaxRanks)
+      throw WorkloadError(flag, "makes the world size " + n(w.ranks) + " (" + w.source + "), more than " +
+                                    n(kMaxRanks) + " ranks (paratwin's limit)");
   } else {
     throw WorkloadError("world size",
                         "is unknown: give torchrun's --nproc_per_node (and --nnodes) in the command, or paratwin's "
@@ -374,7 +434,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (r.has("--batch-size"))
     inexpressible.push_back(r.find("--batch-size")->text() +
                             " (no longer valid in Megatron-LM: give --micro-batch-size and --global-batch-size)");
-  int64_t ffn = r.integer("--ffn-hidden-size", 4 * hidden);
+  int64_t ffn = r.integer("--ffn-hidden-size", product(4, hidden, "--hidden-size", "the default --ffn-hidden-size"));
 
   // Parallelism and the world size.
   const int64_t tp = r.integer("--tensor-model-parallel-size", r.integer("--model-parallel-size", 1));
@@ -387,10 +447,11 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
                             " (experts are split over the tensor group of size " + n(tp) + ")");
   const WorldSize world = world_size(s, o);
   const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp);
-  if (world.ranks % (tp * pp) != 0)
-    throw WorkloadError("world size",
-                        n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " + n(tp * pp));
-  const int64_t dp = world.ranks / (tp * pp);  // Megatron-LM's data-parallel size, expert ranks included
+  const int64_t model_parallel = product(tp, pp, "--pipeline-model-parallel-size", tp_pp);
+  if (world.ranks % model_parallel != 0)
+    throw WorkloadError("world size", n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " +
+                                          n(model_parallel));
+  const int64_t dp = world.ranks / model_parallel;  // Megatron-LM's data-parallel size, expert ranks included
 
   // MoE.
   const int64_t experts = r.integer("--num-experts", 0, 0);
@@ -464,10 +525,11 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   }
   if (const Arg* a = r.find("--num-virtual-stages-per-pipeline-rank")) {
     g.chunks = parse_int(*a, 1);
-    if (layers % (pp * g.chunks) != 0)
+    const int64_t stages = product(pp, g.chunks, a->flag, "--pipeline-model-parallel-size × " + a->flag);
+    if (layers % stages != 0)
       throw WorkloadError(a->flag, "= " + n(g.chunks) + ": --num-layers " + n(layers) +
                                        " is not divisible by --pipeline-model-parallel-size " + n(pp) + " × " +
-                                       n(g.chunks) + " = " + n(pp * g.chunks));
+                                       n(g.chunks) + " = " + n(stages));
     g.interleaved = true;
   }
   if (g.interleaved && pp == 1)
@@ -494,11 +556,13 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   // Batch.
   if (!r.has("--micro-batch-size")) assumed.push_back("--micro-batch-size 1 (not given)");
   const int64_t micro = r.integer("--micro-batch-size", 1);
-  const int64_t global = r.integer("--global-batch-size", micro * dp);
-  if (global % (micro * dp) != 0)
+  const int64_t per_step =
+      product(micro, dp, "--micro-batch-size", "--micro-batch-size × the data-parallel size " + n(dp));
+  const int64_t global = r.integer("--global-batch-size", per_step);
+  if (global % per_step != 0)
     throw WorkloadError("--global-batch-size", "= " + n(global) + " is not divisible by --micro-batch-size " +
-                                                   n(micro) + " × data-parallel size " + n(dp) + " = " + n(micro * dp));
-  const int64_t micro_batches = global / (micro * dp);
+                                                   n(micro) + " × data-parallel size " + n(dp) + " = " + n(per_step));
+  const int64_t micro_batches = global / per_step;
   if (g.interleaved && micro_batches % pp != 0)
     throw WorkloadError("--global-batch-size",
                         "= " + n(global) + " makes " + n(micro_batches) +
@@ -519,6 +583,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
   const int64_t divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
   const int64_t vocab = tokenizer_vocab(r, s, o, assumed);
+  product(divisible_by, tp, "--make-vocab-size-divisible-by", "--make-vocab-size-divisible-by × tensor size");
   const int64_t padded = megatron_padded_vocab(vocab, divisible_by, tp);
 
   // Everything the user must see before a file is written.
