@@ -36,3 +36,39 @@ hostile_case(robust_exec_verify_iterations 2 [=[--iterations: cannot be used wit
   "${MPI_EXEC} --iterations 5")
 hostile_case(robust_exec_verify_warmup 2 [=[--warmup: cannot be used with --verify: verify mode runs each check once]=] ""
   "${MPI_EXEC} --warmup 0")
+
+# --- Item 11: 8,192 actors reserved 8 MiB of stack each (64 GiB of address space) and aborted with
+# SIGABRT under an 8 GiB limit, or ran for hours unlimited. The run is estimated before any actor starts:
+# refused when it would take longer than --max-hours (default 1) or need more than ulimit -v allows,
+# naming --fidelity, the figures and what to use instead.
+hostile_case(robust_simulate_exact_8192_ulimit 2
+  [=[--fidelity = exact: 8192 actors for 8192 ranks, [0-9]+ communication steps: about [0-9]+ h and [0-9.]+ GiB of address space \(estimated\), longer than --max-hours 1; --fidelity fast --fold]=] ""
+  [=[ulimit -v 8388608; $PT simulate -w $EX/gpt-80b-frontier-8192.json -m frontier --fidelity exact]=])
+hostile_case(robust_simulate_fast_8192_ulimit 2
+  [=[--fidelity = fast: 8192 actors for 8192 ranks, .*longer than --max-hours 0.5; --fidelity fast --fold]=] ""
+  [=[ulimit -v 8388608; $PT simulate -w $EX/gpt-80b-frontier-8192.json -m frontier --fidelity fast --max-hours 0.5]=])
+hostile_case(robust_simulate_exact_8192_address_space 2
+  [=[--fidelity = exact: 8192 actors .* more than the [0-9.]+ GiB this process may use \(ulimit -v\)]=] ""
+  [=[ulimit -v 2097152; $PT simulate -w $EX/gpt-80b-frontier-8192.json -m frontier --fidelity exact --max-hours 0]=])
+
+# --- Item 10: Ctrl-C during a simulation ended it with exit status 1 (SimGrid's SIGINT handler, which
+# calls exit(1)), as a bug would. Now the process keeps its own disposition: ended by the signal, as a
+# shell reports it (128 + 2 = 130; SIGTERM 143). Job control on (set -m), so that the simulation started
+# in the background does not ignore SIGINT, as a command started from a terminal does not.
+set(SIGNAL_CASE [=[set -m
+  coproc SIM { exec "$PT" simulate -w "$EX/gpt-80b-frontier-8192.json" -m frontier --fidelity fast --max-hours 0 2>&1<semicolon> }
+  pid=$SIM_PID
+  while IFS= read -r line <&"${SIM[0]}"<semicolon> do echo "$line"<semicolon> [[ $line == *"warning: --fidelity"* ]] && break<semicolon> done
+  sleep 3
+  kill -SIGNAL $pid
+  out=$(cat <&"${SIM[0]}")
+  echo "$out"
+  wait $pid<semicolon> s=$?
+  echo "exit status $s"
+  [[ $s -eq STATUS ]] && ! grep -q "CTRL-C" <<<"$out"]=])
+string(REPLACE SIGNAL INT SIGINT_CASE "${SIGNAL_CASE}")
+string(REPLACE STATUS 130 SIGINT_CASE "${SIGINT_CASE}")
+string(REPLACE SIGNAL TERM SIGTERM_CASE "${SIGNAL_CASE}")
+string(REPLACE STATUS 143 SIGTERM_CASE "${SIGTERM_CASE}")
+hostile_case(robust_simulate_sigint 0 [=[exit status 130]=] "" "${SIGINT_CASE}")
+hostile_case(robust_simulate_sigterm 0 [=[exit status 143]=] "" "${SIGTERM_CASE}")
