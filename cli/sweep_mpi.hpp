@@ -32,6 +32,16 @@ class SweepComm {
   // Ends every rank of the job (a failure that the other ranks cannot learn about otherwise).
   [[noreturn]] void abort(int code) const;
 
+  // Liveness (a rank stopped or stuck would hold the others forever: MPI has no timeout of its own).
+  // An empty message to rank 0 from a worker, or from rank 0 to every worker.
+  void beat() const;
+  // The ranks whose beats arrived since the last call (each at most once).
+  std::vector<int> beats() const;
+  // Rank 0 to every worker: every row is in, finish.
+  void send_end() const;
+  // A worker: whether rank 0 said so.
+  bool ended() const;
+
  private:
   bool initialised_ = false;
   int rank_ = 0, size_ = 1, local_size_ = 1;

@@ -51,8 +51,10 @@ TEST_F(SweepRun, PointsRunInChildrenAndResumeFromTheJournal) {
   size_t done = 0;
   {
     pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+    pp::SweepRunOptions options;
+    options.jobs = 2;
     pp::run_sweep_points(
-        spec_, points_, mine, 2,
+        spec_, points_, mine, options,
         [&](size_t index, nlohmann::json row, int) {
           journal.record(points_[index].key, row, 0);
           rows[index] = std::move(row);
