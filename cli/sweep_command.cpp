@@ -81,12 +81,14 @@ int run_worker(const SweepArgs& a, const SweepSpec& spec, const std::vector<Swee
       },
       [&] {
         liveness.tick();
+        comm.rows_sent();
         return false;
       },
       [&] { return sent == mine.size(); });
   // Rank 0 may still wait on others' rows: finish when it says so, watching it meanwhile.
   while (!comm.ended()) {
     liveness.tick();
+    comm.rows_sent();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return 0;

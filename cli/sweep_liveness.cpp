@@ -25,7 +25,10 @@ double RankLiveness::silence_limit(double point_timeout) {
 }
 
 RankLiveness::RankLiveness(const SweepComm& comm, double silence_seconds)
-    : comm_(comm), silence_(silence_seconds), last_beat_(Clock::now() - std::chrono::hours(1)) {
+    : comm_(comm),
+      silence_(silence_seconds),
+      last_beat_(Clock::now() - std::chrono::hours(1)),
+      last_tick_(Clock::now()) {
   const auto now = Clock::now();
   if (comm.rank() != 0) {
     heard_[0] = now;
@@ -37,6 +40,11 @@ RankLiveness::RankLiveness(const SweepComm& comm, double silence_seconds)
 void RankLiveness::tick() {
   if (!comm_.distributed()) return;
   const auto now = Clock::now();
+  // This rank was the one paused (stopped and continued, e.g. by mpirun ending the job it stalled):
+  // the others' silence meanwhile is its own, not theirs.
+  if (seconds(now - last_tick_) > silence_ / 2)
+    for (auto& [r, when] : heard_) when = now;
+  last_tick_ = now;
   if (seconds(now - last_beat_) >= kBeatSeconds) {
     comm_.beat();
     last_beat_ = now;

@@ -26,7 +26,7 @@ class RankLiveness {
   using Clock = std::chrono::steady_clock;
   const SweepComm& comm_;
   double silence_;
-  Clock::time_point last_beat_;
+  Clock::time_point last_beat_, last_tick_;
   std::map<int, Clock::time_point> heard_;  // a worker: rank 0; rank 0: every worker
 };
 

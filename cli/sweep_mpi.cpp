@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 
 namespace paratwin::cli {
@@ -51,8 +52,24 @@ std::vector<int64_t> SweepComm::broadcast(std::vector<int64_t> values) const {
   return values;
 }
 
+struct SweepComm::Sending {
+  std::string text;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
 void SweepComm::send_to_root(const std::string& text) const {
-  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kRowTag, MPI_COMM_WORLD);
+  auto& s = sending_.emplace_back();
+  s.text = text;
+  MPI_Isend(s.text.data(), static_cast<int>(s.text.size()), MPI_CHAR, 0, kRowTag, MPI_COMM_WORLD, &s.request);
+}
+
+bool SweepComm::rows_sent() const {
+  for (auto it = sending_.begin(); it != sending_.end();) {
+    int done = 0;
+    MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+    it = done ? sending_.erase(it) : std::next(it);
+  }
+  return sending_.empty();
 }
 
 std::optional<std::string> SweepComm::poll_from_workers() const {

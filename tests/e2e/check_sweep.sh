@@ -103,7 +103,7 @@ case $mode in
   mpi-stopped)
     command -v mpirun >/dev/null || { echo "skipped: no mpirun"; exit 77; }
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-    mpirun --oversubscribe -np 2 "$paratwin" sweep --spec "$spec" --out "$dir/mpi" --jobs 1 --point-timeout 4 \
+    mpirun --oversubscribe -np 2 "$paratwin" sweep --spec "$spec" --out "$dir/mpi" --jobs 1 --point-timeout 5 \
       --plots none >"$dir/mpi.out" 2>&1 &
     job=$!
     root=""
