@@ -74,7 +74,11 @@ std::string sweep_start_line(size_t number, size_t total, const SweepSpec& spec,
     what += ", configurations[" + std::to_string(point.configuration) + "]";
   if (point.model == "simulate") {
     const auto choice = point_fidelity(spec, point);
-    what += ": " + choice.fidelity + " fidelity" + (choice.fold ? ", folded" : "") + " (" + choice.why + ")";
+    // The spec's words, not simulate's options, when the spec chose.
+    const std::string why =
+        choice.automatic ? choice.why
+                         : "the spec's \"fidelity\": \"" + spec.fidelity + "\"" + (spec.fold ? ", \"fold\": true" : "");
+    what += ": " + choice.fidelity + " fidelity" + (choice.fold ? ", folded" : "") + " (" + why + ")";
   }
   return printed("starting point %zu of %zu: %s; %s", number, total, what.c_str(),
                  timeout > 0 ? printed("timeout %.0f s", timeout).c_str() : "no timeout");
