@@ -164,7 +164,8 @@ Action add_sweep_command(CLI::App& app) {
       "sweep",
       "Evaluate a grid of workloads x machines x GPU counts x configurations (weak or strong scaling) and write CSV, "
       "JSON and plots; resumes an interrupted sweep; under mpirun every rank takes a share of the points. Exit "
-      "status: 0 every point succeeded, 3 some points failed (their rows say why), 2 bad input, 1 internal error");
+      "status: 0 every point succeeded, 3 some points failed (their rows say why; a point past --point-timeout is "
+      "one), 2 bad input, 4 under mpirun a rank stopped or stuck ended the job, 1 internal error");
   cmd->add_option("--spec,-s", a->spec, "sweep spec JSON (format: results/sweep/README.md)")->required();
   cmd->add_option("--out,-o", a->out, "output folder (default: sweep-NAME in the current folder)");
   cmd->add_option("--jobs,-j", a->jobs,
