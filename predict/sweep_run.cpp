@@ -39,8 +39,13 @@ std::vector<size_t> share_of(const std::vector<int64_t>& todo, int rank, int ran
   return mine;
 }
 
-double default_point_timeout(const SweepPoint& point) {
-  return kPointTimeoutFloor + (point.model == "simulate" ? kPointTimeoutPerGpu * static_cast<double>(point.gpus) : 0);
+double default_point_timeout(const SweepSpec& spec, const SweepPoint& point) {
+  if (point.model != "simulate") return kPointTimeoutFloor;
+  const auto choice = point_fidelity(spec, point);
+  const double per_rank = choice.fold                  ? kPointTimeoutPerRankFolded
+                          : choice.fidelity == "exact" ? kPointTimeoutPerRankExact
+                                                       : kPointTimeoutPerRankFast;
+  return kPointTimeoutFloor + per_rank * static_cast<double>(point.gpus);
 }
 
 void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine,
@@ -52,7 +57,8 @@ void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& poin
     while (!pool.full() && next < mine.size()) {
       const size_t index = mine[next++];
       if (options.started) options.started(index);
-      const double timeout = options.point_timeout < 0 ? default_point_timeout(points[index]) : options.point_timeout;
+      const double timeout =
+          options.point_timeout < 0 ? default_point_timeout(spec, points[index]) : options.point_timeout;
       pool.start(
           index, [&spec, &points, index] { return evaluate_point(spec, points[index]); }, timeout);
     }

@@ -86,7 +86,7 @@ case $mode in
     sweep defaults --jobs 1
     [[ $status -eq 0 ]] || fail "exit status $status"
     out=$dir/defaults.out
-    grep -Eq "starting point 1 of [0-9]+: .*, 2 GPUs, simulate: exact fidelity \(auto: up to 64 ranks\); timeout 602 s" "$out" ||
+    grep -Eq "starting point 1 of [0-9]+: .*, 2 GPUs, simulate: exact fidelity \(auto: up to 64 ranks\); timeout 610 s" "$out" ||
       fail "no start line at exact fidelity for 2 GPUs"
     grep -Eq "starting point [0-9]+ of [0-9]+: .*, 1024 GPUs, simulate: fast fidelity, folded \(auto: above 512 ranks\)" "$out" ||
       fail "no start line at fast, folded fidelity for 1024 GPUs"

@@ -138,6 +138,10 @@ TEST(Sweep, AutomaticFidelityByPointAndItsKeys) {
   EXPECT_FALSE(at(1).fold);
   EXPECT_EQ(at(2).fidelity, "fast");
   EXPECT_TRUE(at(2).fold);
+  // The default timeout follows SimGrid's cost at the point's fidelity.
+  EXPECT_EQ(pp::default_point_timeout(automatic, points[0]), 600 + 5 * 2);
+  EXPECT_EQ(pp::default_point_timeout(automatic, points[1]), 600 + 2 * 128);
+  EXPECT_DOUBLE_EQ(pp::default_point_timeout(automatic, points[2]), 600 + 0.2 * 1024);
   EXPECT_NE(pp::sweep_start_line(3, 3, automatic, points[2], 1624)
                 .find(", 1024 GPUs, simulate: fast fidelity, folded (auto: above 512 ranks); timeout 1624 s"),
             std::string::npos)
