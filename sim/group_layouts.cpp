@@ -11,9 +11,11 @@ GroupLayouts::GroupLayouts(const workloads::Program& program, const workloads::P
     : program_(program),
       placement_(placement),
       topology_(topology),
-      channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node),
-      // PCCL's intra-node phase is the vendor library's (seed 002 §6.2.2: RCCL on Frontier).
-      counter_rotating_(library == "rccl" || (library == "pccl" && topology.machine().profile.library == "rccl")) {
+      // PCCL leaves every collective but all-gather and reduce-scatter to the vendor library
+      // (library_running), whose rings these are; its own hierarchical plans do not follow them.
+      channels_((library == "nccl" || library == "rccl" || library == "pccl") && !topology.options().one_nic_per_node),
+      // PCCL's intra-node phase is the vendor library's (Thesis, seed 002 §6.2.2: RCCL on Frontier).
+      counter_rotating_(library == "rccl" || (library == "pccl" && vendor_library(topology.machine()) == "rccl")) {
 }
 
 // The nodes of `rank`'s group along `mask`, and the rings NCCL/RCCL run across them: one per NIC
