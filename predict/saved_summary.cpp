@@ -73,13 +73,13 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     s.bubble_measured = bubble.number("measured", std::nullopt, 0, kSummaryMaxSeconds);
     s.bubble_analytical = bubble.number("analytical", std::nullopt, 0, kSummaryMaxSeconds);
     for (JsonReader& st : r.objects("stages")) s.stages.push_back(stage(st, s.ranks));
-    if (s.stages.empty()) r.fail("stages", "is empty: a run has at least one pipeline stage");
+    if (s.stages.empty()) r.fail("stages", "= []: a run has at least one pipeline stage");
     const std::string rows_key = "ranks_compute_exposed_bubble_other";
     if (!r.has(rows_key)) r.fail(rows_key, "is required but missing");
     const nlohmann::json& rows = doc.at(rows_key);
     if (!rows.is_array()) r.fail(rows_key, "expected an array of [compute, exposed, bubble, other] rows");
     if (static_cast<int64_t>(rows.size()) != s.ranks)
-      r.fail(rows_key, "holds " + std::to_string(rows.size()) + " rows but \"ranks\" is " + std::to_string(s.ranks) +
+      r.fail(rows_key, "has " + std::to_string(rows.size()) + " rows but \"ranks\" = " + std::to_string(s.ranks) +
                            ": one row per rank");
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string at = item(rows_key, i);

@@ -12,7 +12,7 @@ function(compare_saved_case name regex edit)
 endfunction()
 
 # "stages": [] made compare exit 1 (a run summary without stages).
-compare_saved_case(summary_without_stages [=[b\.json: stages is empty]=] [=['d["stages"] = []']=])
+compare_saved_case(summary_without_stages [=[b\.json: stages = \[\]: a run has at least one pipeline stage]=] [=['d["stages"] = []']=])
 # Times no run produces: negative, zero, 1e308 (whose differences overflowed into null in --json).
 compare_saved_case(summary_negative_iteration [=[b\.json: iteration_seconds = -1 is out of range]=]
   [=['d["iteration_seconds"] = -1']=])
@@ -35,7 +35,7 @@ compare_saved_case(summary_negative_count [=[b\.json: collectives\[0\]\.count = 
 compare_saved_case(summary_negative_bytes [=[b\.json: collectives\[0\]\.bytes = -1 is out of range]=]
   [=['d["collectives"][0]["bytes"] = -1']=])
 compare_saved_case(summary_negative_ranks [=[b\.json: ranks = -2 is out of range]=] [=['d["ranks"] = -2']=])
-compare_saved_case(summary_rows_not_per_rank [=[b\.json: ranks_compute_exposed_bubble_other holds 1 rows but "ranks" is 2]=]
+compare_saved_case(summary_rows_not_per_rank [=[b\.json: ranks_compute_exposed_bubble_other: has 1 rows but "ranks" = 2]=]
   [=['d["ranks_compute_exposed_bubble_other"].pop()']=])
 compare_saved_case(summary_zero_device_memory [=[b\.json: memory\.device_bytes = 0 is not a run's figure]=]
   [=['d["memory"]["device_bytes"] = 0']=])
@@ -56,9 +56,8 @@ hostile_case(compare_machine_too_small_b 2 [=[B \(perlmutter\): perlmutter has [
   [=[$PT compare frontier perlmutter -w $EX/gpt-320b-frontier-32768.json --json out.json]=])
 hostile_case(compare_workload_too_large_for_library_machine 2 [=[A \(rccl\): --machine: localhost has]=] ""
   [=[$PT compare rccl pccl -m localhost -w $GOOD/tiny-dp128.json --json out.json]=])
-# Found only by lowering the workload for the machine: gpt-80b-frontier-64 places 8 GCDs per node.
-hostile_case(compare_workload_does_not_lower_on_b 2 [=[B \(perlmutter\): .*devices_per_node]=] ""
-  [=[$PT compare frontier perlmutter -w $GOOD/gpt-80b-frontier-64.json --json out.json]=])
+hostile_case(compare_fold_with_exact_fidelity 2 [=[A \(rccl\): --fold: folding is part of fast fidelity]=] ""
+  [=[$PT compare rccl pccl -w $EX/tiny-gpt-3d.json --fidelity exact --fold --json out.json]=])
 # --algorithm, as simulate checks it, for both sides.
 hostile_case(compare_algorithm_unknown 2 [=[A \(rccl\): --algorithm: "all_reduce=bogus": unknown algorithm]=] ""
   [=[$PT compare rccl pccl -w $EX/tiny-gpt-3d.json --algorithm all_reduce=bogus --json out.json]=])
