@@ -72,6 +72,7 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     // A bubble fraction is bubble over compute: above 1 when a stage idles longer than it computes.
     s.bubble_measured = bubble.number("measured", std::nullopt, 0, kSummaryMaxSeconds);
     s.bubble_analytical = bubble.number("analytical", std::nullopt, 0, kSummaryMaxSeconds);
+    if (!r.has("stages")) r.fail("stages", "is required but missing");
     for (JsonReader& st : r.objects("stages")) s.stages.push_back(stage(st, s.ranks));
     if (s.stages.empty()) r.fail("stages", "= []: a run has at least one pipeline stage");
     const std::string rows_key = "ranks_compute_exposed_bubble_other";
