@@ -39,17 +39,12 @@ std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t m
     return power_of_two(nodes) ? halving(inter, j, input)
                                : rings({inter}, me, nodes - 1, input / nodes, nodes - 1, fidelity);
   };
-  if (m == 1) switch (kind) {  // the inter-node phase alone
-      case OpKind::all_gather:
-        return inter_gather(bytes / p);
-      case OpKind::reduce_scatter:
-        return inter_reduce(bytes);
-      default: {
-        auto steps = inter_reduce(bytes);
-        append(steps, inter_gather(bytes / p));
-        return steps;
-      }
-    }
+  if (m == 1) {  // the inter-node phase alone
+    if (kind == OpKind::all_gather) return inter_gather(bytes / p);
+    auto steps = inter_reduce(bytes);
+    if (kind != OpKind::reduce_scatter) append(steps, inter_gather(bytes / p));
+    return steps;
+  }
   const auto gather = [&] {
     auto steps = inter_gather(bytes / p);
     append(steps, rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, 0, fidelity));
