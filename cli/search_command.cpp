@@ -1,5 +1,6 @@
 // `paratwin search`: rank every configuration of N GPUs with the analytical model, then simulate the best.
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
@@ -152,6 +154,12 @@ Action add_search_command(CLI::App& app) {
       ->needs(emit);
   return [a]() -> int {
     if (!a->json.empty()) check_output_file(a->json, "--json");
+    RunFiles()
+        .input("--workload", a->workload)
+        .input("--machine", topology::machine_file(a->machine))
+        .output("--emit", a->emit.empty() ? "" : (std::filesystem::path(a->emit) / "index.csv").string())
+        .output("--json", a->json)
+        .check();
     const sim::Vary vary = vary_of(a->vary);
     const auto base = workloads::load_workload_or_default(a->workload);
     const auto machine = predict::load_machine(a->machine);
@@ -229,6 +237,12 @@ Action add_search_command(CLI::App& app) {
     }
     if (!a->json.empty())
       outputs.emplace_back(a->json, predict::search_json(setting, result, how, sim_results).dump(2) + "\n");
+    // The emitted files' names are known now: none may be the base workload.
+    RunFiles files;
+    files.input("--workload", a->workload);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      files.output(a->json.empty() || i + 1 < outputs.size() ? "--emit" : "--json", outputs[i].first);
+    files.check();
     write_files_atomically(outputs);
     if (!a->emit.empty())
       std::printf("\n  wrote %zu workload files and index.csv to %s\n", outputs.size() - (a->json.empty() ? 1 : 2),

@@ -627,7 +627,9 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   }
   doc["description"] = d;
 
-  out.text = doc.dump(2) + "\n";
+  // Arguments are bytes: one that is not UTF-8 (listed in the description as unknown or left out) is
+  // written with U+FFFD in place of the bytes JSON cannot hold.
+  out.text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   out.workload = parse_workload(nlohmann::json::parse(out.text), "the imported workload");
   return out;
 }
