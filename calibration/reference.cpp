@@ -7,8 +7,8 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
-#include "common/path_name.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::calibration {

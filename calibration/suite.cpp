@@ -9,8 +9,8 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
-#include "common/path_name.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "common/report_text.hpp"
 
 namespace paratwin::calibration {
@@ -60,8 +60,8 @@ Suite load_suite(const std::string& path) {
         e.fail("workload", "= \"" + file + "\": no such file (" + entry.workload + ")");
       // Its stem names the workload's report folder inside the suite's.
       if (const auto stem = std::filesystem::path(entry.workload).stem().string(); !is_path_name(stem))
-        e.fail("workload", "= \"" + file + "\": its file name without .json (\"" + stem + "\") names a report folder: " +
-                               kPathNameRule);
+        e.fail("workload", "= \"" + file + "\": its file name without .json (\"" + stem +
+                               "\") names a report folder: " + kPathNameRule);
       entry.label = e.string("label");
       entry.ranks = e.integer("ranks", std::nullopt, 1, 4096);
       e.finish();

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     a->footer(own.empty() ? cli::kExitStatusHelp : own + "\n" + cli::kExitStatusHelp);
   };
   with_exit_table(&app);
+  cli::refuse_empty_values(app);
   for (CLI::App* sub : app.get_subcommands({})) {
     with_exit_table(sub);
     for (CLI::App* nested : sub->get_subcommands({})) with_exit_table(nested);

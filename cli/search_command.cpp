@@ -1,7 +1,7 @@
 // `paratwin search`: rank every configuration of N GPUs with the analytical model, then simulate the best.
 #include <algorithm>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -153,13 +153,13 @@ Action add_search_command(CLI::App& app) {
   cmd->add_flag("--emit-all", a->emit_all, "with --emit: every ranked configuration, not only the table's")
       ->needs(emit);
   return [a]() -> int {
-    if (!a->json.empty()) check_output_file(a->json, "--json");
     RunFiles()
         .input("--workload", a->workload)
         .input("--machine", topology::machine_file(a->machine))
         .output("--emit", a->emit.empty() ? "" : (std::filesystem::path(a->emit) / "index.csv").string())
         .output("--json", a->json)
         .check();
+    if (!a->json.empty()) check_output_file(a->json, "--json");
     const sim::Vary vary = vary_of(a->vary);
     const auto base = workloads::load_workload_or_default(a->workload);
     const auto machine = predict::load_machine(a->machine);

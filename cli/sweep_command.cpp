@@ -70,7 +70,8 @@ void check_sweep_files(const SweepArgs& a, const SweepSpec& spec, const std::fil
   for (size_t i = 0; i < spec.workload_files.size(); ++i)
     files.input("workloads[" + std::to_string(i) + "] of --spec " + a.spec, spec.workload_files[i]);
   for (size_t i = 0; i < spec.machine_refs.size(); ++i)
-    files.input("machines[" + std::to_string(i) + "] of --spec " + a.spec, topology::machine_file(spec.machine_refs[i]));
+    files.input("machines[" + std::to_string(i) + "] of --spec " + a.spec,
+                topology::machine_file(spec.machine_refs[i]));
   const std::string out = a.out.empty() ? "--out (default)" : "--out";
   for (const std::string name : {"journal.jsonl", "sweep.csv", "sweep.json", "plots.gp", "plots.log"})
     files.output(out, (dir / name).string());

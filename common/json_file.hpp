@@ -79,7 +79,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
   // followed by one and anything after it; JSON text holds none, not even inside strings (RFC 8259 §7).
   if (const size_t nul = text.find('\0'); nul != std::string::npos) {
     const size_t line_start = text.rfind('\n', nul == 0 ? 0 : nul - 1);
-    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    const size_t line =
+        1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
     const size_t column = line_start == std::string::npos || nul == 0 ? nul + 1 : nul - line_start;
     throw Error(source, "is not valid JSON: a NUL byte at line " + std::to_string(line) + ", column " +
                             std::to_string(column) + " (byte " + std::to_string(nul) + ")");

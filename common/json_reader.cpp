@@ -180,8 +180,7 @@ std::vector<double> JsonReader::number_list(const std::string& key, double min, 
     if (!v[i].is_number()) fail(item, "expected a number, found " + type_name(v[i]));
     const double x = v[i].get<double>();
     if (x < min || x > max)
-      fail(item,
-           "= " + exact_number(x) + " is out of range [" + exact_number(min) + ", " + exact_number(max) + "]");
+      fail(item, "= " + exact_number(x) + " is out of range [" + exact_number(min) + ", " + exact_number(max) + "]");
     out.push_back(x);
   }
   return out;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -39,10 +40,10 @@ void on_signal(int signal) {
 
 void install_handlers() {
   for (const int signal : kSignals) {
-    struct sigaction old{};
+    struct sigaction old {};
     if (::sigaction(signal, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;  // nohup's choice stays
     before[signal] = old;
-    struct sigaction mine{};
+    struct sigaction mine {};
     mine.sa_handler = on_signal;
     sigfillset(&mine.sa_mask);
     ::sigaction(signal, &mine, nullptr);
@@ -91,12 +92,12 @@ void remove_stale_temporaries(const std::string& target) {
     const std::string name = entry.path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string rest = name.substr(prefix.size());
-    const size_t digits = rest.find_first_not_of("0123456789");
+    const size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
     if (digits == 0 || digits > 9) continue;  // a PID has 1 to 7 digits (pid_max is at most 2^22)
-    const std::string suffix = digits == std::string::npos ? "" : rest.substr(digits);
-    const bool ours = suffix.empty() || suffix == ".stream" ||
-                      (suffix.size() > 1 && suffix[0] == '.' &&
-                       suffix.find_first_not_of("0123456789", 1) == std::string::npos);
+    const std::string suffix = rest.substr(digits);
+    const bool ours =
+        suffix.empty() || suffix == ".stream" ||
+        (suffix.size() > 1 && suffix[0] == '.' && suffix.find_first_not_of("0123456789", 1) == std::string::npos);
     if (!ours) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, digits)));
     if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge

@@ -25,7 +25,7 @@ struct Identity {
 
 std::optional<Identity> identity_of(const std::string& path) {
   if (path.empty()) return std::nullopt;
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return std::nullopt;  // a device, FIFO or folder: nothing is replaced
     return Identity{st.st_dev, st.st_ino, ""};

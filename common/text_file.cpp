@@ -333,7 +333,8 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     for (size_t j = 0; j < i; ++j)
       if (same_file(given[i], given[j])) {
         for (StreamedOutput* out : streamed) out->state_->discard();
-        throw InputError(given[i], "is written twice by this run (also as " + given[j] + "): give each output its own file");
+        throw InputError(given[i],
+                         "is written twice by this run (also as " + given[j] + "): give each output its own file");
       }
   try {
     for (size_t i = 0; i < files.size(); ++i) {

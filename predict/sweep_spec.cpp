@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/json_file.hpp"
-#include "common/path_name.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::predict {
@@ -98,7 +98,8 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
     JsonReader r(doc, "", kFormatDoc);
     s.name = r.string("name");
     // It names the default output folder: keep it one plain path component.
-    if (!is_path_name(s.name)) r.fail("name", "= \"" + s.name + "\": " + kPathNameRule + " (it names the output folder)");
+    if (!is_path_name(s.name))
+      r.fail("name", "= \"" + s.name + "\": " + kPathNameRule + " (it names the output folder)");
     s.description = r.string("description", "");
 
     s.workloads = distinct_strings(r, "workloads");
