@@ -12,9 +12,10 @@
 #include "common/path_name.hpp"
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
-#include "predict/child_pool.hpp"
+#include "predict/compare_sides.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_comparison.hpp"
+#include "predict/saved_summary.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/workload.hpp"
@@ -71,6 +72,7 @@ Operand classify(const std::string& text, const char* which) {
 struct CompareArgs {
   std::string a, b;
   std::string workload, machine = "frontier", library, fidelity = "auto", machines, plot, json;
+  std::vector<std::string> algorithms;
   bool fold = false;
 };
 
@@ -108,6 +110,9 @@ Action add_compare_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
   cmd->add_flag("--fold", a->fold, "as in simulate");
+  cmd->add_option("--algorithm", a->algorithms,
+                  "as in simulate, for both runs: KIND=ALGORITHM runs this collective kind with this algorithm "
+                  "instead of each library's choice (repeatable); the table's algorithm rows show what each ran");
   cmd->add_option("--machines", a->machines,
                   "what-if: compare the built-in --machine with DIR/NAME.json, an edited copy of it (copy "
                   "topology/machines/NAME.json and change what the question asks); no A and B then");
@@ -149,65 +154,54 @@ Action add_compare_command(CLI::App& app) {
                                       kind_name(ob.kind) + ": compare two of the same kind");
 
     predict::LabelledRun ra, rb;
+    std::vector<std::string> notes;
     if (oa.kind == Kind::summary) {
-      auto summary = [](const Operand& o) {
-        try {
-          return predict::run_summary_from_json(o.document);
-        } catch (const std::exception& e) {
-          throw InputError(o.text,
-                           std::string("is not a run summary of paratwin simulate or exec --json: ") + e.what());
-        }
-      };
+      if (!a->algorithms.empty())
+        throw InputError("--algorithm", "saved summaries are compared as they ran: simulate them again with it");
       const auto l = labels(std::filesystem::path(first).stem().string(), std::filesystem::path(second).stem().string(),
                             first, second);
-      ra = {l.first, summary(oa)};
-      rb = {l.second, summary(ob)};
+      ra = {l.first, predict::read_saved_summary(oa.document, first)};
+      rb = {l.second, predict::read_saved_summary(ob.document, second)};
     } else {
-      // Both runs are predicted, each in a child process of its own (one SimGrid engine per process),
-      // both at once.
-      struct Side {
-        workloads::Workload w;
-        topology::Machine m;
-        predict::PointOptions options;
-      };
-      auto side = [&](const Operand& o) {
+      // Both runs are predicted, each in a child process of its own, both at once; both are checked
+      // first, so that an input error on either side is reported before anything runs.
+      auto side = [&](const Operand& o, const char* name) {
         // A workload operand was read and parsed by classify(): its document is used, not the file again.
-        Side s{o.kind == Kind::workload ? workloads::parse_workload(o.document, o.text)
-                                        : workloads::load_workload_or_default(a->workload),
-               predict::load_machine(o.kind == Kind::machine ? o.text : a->machine),
-               {}};
+        predict::CompareSide s{name,
+                               o.text,
+                               o.kind == Kind::workload ? workloads::parse_workload(o.document, o.text)
+                                                        : workloads::load_workload_or_default(a->workload),
+                               predict::load_machine(o.kind == Kind::machine ? o.text : a->machine),
+                               {},
+                               o.kind == Kind::machine};
         s.options.library = o.kind == Kind::library ? o.text : a->library;
         s.options.fidelity = a->fidelity;
         s.options.fold = a->fold;
+        s.options.algorithms = a->algorithms;
         return s;
       };
-      const Side sa = side(oa), sb = side(ob);
+      const auto sa = side(oa, "A"), sb = side(ob, "B");
+      predict::check_sides(sa, sb);
       std::fprintf(stderr, "paratwin compare: simulating A (%s) and B (%s) ...\n", first.c_str(), second.c_str());
-      predict::ChildPool pool(2);
-      pool.start(0, [&] { return predict::to_json(predict::predict(sa.w, sa.m, sa.options)); });
-      pool.start(1, [&] { return predict::to_json(predict::predict(sb.w, sb.m, sb.options)); });
-      std::vector<predict::Prediction> got(2);
-      for (int k = 0; k < 2; ++k) {
-        const auto r = pool.wait(-1);
-        if (!r || !r->ok)
-          throw std::runtime_error(std::string(r && r->id == 1 ? "B" : "A") + ": " +
-                                   (r ? r->error : std::string("the prediction did not finish")));
-        got[r->id] = predict::prediction_from_json(r->value);
-      }
+      const auto [pa, pb] = predict::predict_sides(sa, sb);
+      for (const auto& w : pa.warnings) std::fprintf(stderr, "paratwin compare: warning: A: %s\n", w.c_str());
+      for (const auto& w : pb.warnings) std::fprintf(stderr, "paratwin compare: warning: B: %s\n", w.c_str());
       std::pair<std::string, std::string> l;
-      if (oa.kind == Kind::machine) l = labels(sa.m.name, sb.m.name, first, second);
-      if (oa.kind == Kind::workload) l = labels(sa.w.name, sb.w.name, first, second);
-      if (oa.kind == Kind::library) l = {got[0].simulation->library, got[1].simulation->library};
-      ra = {l.first, *got[0].summary};
-      rb = {l.second, *got[1].summary};
+      if (oa.kind == Kind::machine) l = labels(sa.machine.name, sb.machine.name, first, second);
+      if (oa.kind == Kind::workload) l = labels(sa.workload.name, sb.workload.name, first, second);
+      if (oa.kind == Kind::library) l = {pa.simulation->library, pb.simulation->library};
+      ra = {l.first, *pa.summary};
+      rb = {l.second, *pb.summary};
+      for (const auto& n : {predict::library_note(sa, pa), predict::library_note(sb, pb)})
+        if (!n.empty()) notes.push_back(n);
     }
-    std::printf("%s", predict::comparison_table(ra, rb).c_str());
+    std::printf("%s", predict::comparison_table(ra, rb, notes).c_str());
     std::vector<std::pair<std::string, std::string>> outputs;
     // The labels may be file names, which need not be UTF-8: such bytes are written as U+FFFD.
     if (!a->json.empty())
       outputs.emplace_back(
           a->json,
-          predict::comparison_json(ra, rb).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+          predict::comparison_json(ra, rb, notes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (!a->plot.empty())
       // The bars are named A and B, the title says which is which: full labels would squeeze the panels.
       outputs.emplace_back(a->plot, predict::render_run_plot("A: " + ra.first + "    B: " + rb.first,

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/provisional_folder.hpp"
+#include "cli/search_progress.hpp"
 #include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
 #include "common/run_files.hpp"
@@ -14,6 +16,7 @@
 #include "predict/predict.hpp"
 #include "predict/search_emit.hpp"
 #include "predict/search_report.hpp"
+#include "predict/search_rerank.hpp"
 #include "sim/collectives.hpp"
 #include "sim/search.hpp"
 #include "topology/machine.hpp"
@@ -108,7 +111,9 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--top", a->top, "configurations to print")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
       ->capture_default_str();
-  cmd->add_option("--simulate", a->simulate, "simulate this many of the best with SimGrid (0: none)")
+  cmd->add_option("--simulate", a->simulate,
+                  "simulate this many of the best with SimGrid (0: none) and re-rank them by their simulated "
+                  "times")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
       ->capture_default_str();
   cmd->add_option("--fidelity", a->fidelity,
@@ -122,7 +127,8 @@ Action add_search_command(CLI::App& app) {
                   "KIND=ALGORITHM for those simulations, as `paratwin simulate --algorithm` (repeatable; the "
                   "analytical ranking keeps the library's choices)");
   cmd->add_flag("--no-progress", a->no_progress,
-                "no engine progress from those simulations (shown by default above " +
+                "no progress on stderr: neither the ranking's (a line every few seconds while it lasts) nor the "
+                "engine's in those simulations (shown by default above " +
                     std::to_string(predict::kProgressAboveRanks) + " GPUs)");
   cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
       ->check(CLI::IsMember(topology::communication_libraries()));
@@ -147,8 +153,10 @@ Action add_search_command(CLI::App& app) {
                   "file");
   auto* emit = cmd->add_option("--emit", a->emit,
                                "write the configurations of the table (the rows printed and simulated) as workload "
-                               "files DIR/01-FAMILY-LABEL.json, ... that `paratwin simulate -w` and `paratwin exec -w` "
-                               "run as they are, and DIR/index.csv listing them")
+                               "files DIR/RANK-FAMILY-LABEL.json (e.g. 001-ptdp-t8-p16-d8-mb1-v3-sp-sel-zero1.json: "
+                               "the table's rank, zero-padded to the digits of the number ranked, at least two) that "
+                               "`paratwin simulate -w` and `paratwin exec -w` run as they are, and DIR/index.csv "
+                               "listing them; a search that ranks nothing makes no folder")
                    ->type_name("DIR");
   cmd->add_flag("--emit-all", a->emit_all, "with --emit: every ranked configuration, not only the table's")
       ->needs(emit);
@@ -177,7 +185,9 @@ Action add_search_command(CLI::App& app) {
     } catch (const std::invalid_argument& e) {
       throw InputError("--family", e.what());
     }
-    if (!a->emit.empty()) prepare_output_folder(a->emit, "--emit");  // inputs first: a bad one leaves no folder
+    // Inputs first: a bad one leaves no folder, and neither does a search that ranks nothing.
+    std::optional<ProvisionalFolder> emit_folder;
+    if (!a->emit.empty()) emit_folder.emplace(a->emit, "--emit");
     sim::SearchOptions options;
     options.vary = vary;
     options.exhaustive = a->exhaustive;
@@ -185,6 +195,8 @@ Action add_search_command(CLI::App& app) {
     options.families = families_of(a->family);
     options.model.placement_aware = !a->placement_agnostic;
     options.model.library = library;
+    RankingProgress ranking(!a->no_progress);
+    options.progress = [&ranking](const sim::SearchProgress& p) { ranking.update(p); };
     sim::SearchResult result;
     try {
       result = sim::search(base, topology, options);
@@ -192,22 +204,27 @@ Action add_search_command(CLI::App& app) {
       throw InputError("--family", e.what());
     }
 
+    ranking.finish(result);
     const predict::SearchSetting setting{base.name, machine.name,           library,
                                          a->gpus,   !a->placement_agnostic, machine.devices_per_node()};
-    std::printf("%s", predict::search_heading(setting, result, a->show_rejected).c_str());
+    std::optional<predict::SearchSimulation> how;
     if (result.ranked.empty()) {
-      std::fprintf(stderr, "paratwin: error: no configuration of %lld GPUs fits in memory\n",
-                   static_cast<long long>(a->gpus));
-      return 1;
+      // A finished search whose one result, the best configuration, does not exist: exit 3 as a sweep's
+      // "best" point without a fitting configuration fails; every input on its own is valid.
+      std::printf("%s\n%s", predict::search_heading(setting, result, a->show_rejected).c_str(),
+                  predict::nothing_ranked(setting, result, base.training.global_batch).c_str());
+      emit_folder.reset();
+      if (!a->json.empty())
+        write_file_atomically(a->json,
+                              predict::search_json(setting, result, how, nlohmann::json::array()).dump(2) + "\n");
+      std::fprintf(stderr, "paratwin search: no configuration of %lld GPU%s ranked (see above)\n",
+                   static_cast<long long>(a->gpus), a->gpus == 1 ? "" : "s");
+      return kExitSomeFailed;
     }
 
     const size_t simulated = std::min<size_t>(static_cast<size_t>(a->simulate), result.ranked.size());
     const auto top = static_cast<size_t>(a->top);
     nlohmann::json sim_results = nlohmann::json::array();
-    std::printf("\n  ranked by the analytical model:\n%s",
-                predict::ranking_table(result, top, simulated, sim_results).c_str());
-    // Before a long simulation starts, the ranking must be on the terminal (or in the pipe) already.
-    std::fflush(stdout);
     if (simulated > 0) {
       std::fprintf(stderr, "paratwin search: simulating the best %zu with SimGrid: %s\n", simulated,
                    predict::describe(choice, a->gpus).c_str());
@@ -222,13 +239,18 @@ Action add_search_command(CLI::App& app) {
       sim_results = predict::simulate_candidates(result, simulated, machine, point, [](const std::string& line) {
         std::fprintf(stderr, "paratwin search: %s\n", line.c_str());
       });
-      std::printf("\n  the best %zu simulated with SimGrid (%s fidelity%s):\n%s%s", simulated, choice.fidelity.c_str(),
-                  choice.fold ? ", folded" : "", predict::ranking_table(result, top, simulated, sim_results).c_str(),
-                  predict::fastest_simulated(result, sim_results).c_str());
+      predict::rerank_by_simulation(result, sim_results);
+      how = predict::SearchSimulation{choice, a->algorithms};
     }
-
-    std::optional<predict::SearchSimulation> how;
-    if (simulated > 0) how = predict::SearchSimulation{choice, a->algorithms};
+    std::printf("%s", predict::search_heading(setting, result, a->show_rejected).c_str());
+    if (simulated > 0)
+      std::printf(
+          "\n  ranked by the analytical model, the best %zu simulated with SimGrid (%s fidelity%s) and re-ranked "
+          "by their simulated times:\n",
+          simulated, choice.fidelity.c_str(), choice.fold ? ", folded" : "");
+    else
+      std::printf("\n  ranked by the analytical model:\n");
+    std::printf("%s", predict::ranking_table(result, top, sim_results).c_str());
     std::vector<std::pair<std::string, std::string>> outputs;
     if (!a->emit.empty()) {
       // The rows the tables printed: the first --top and every one simulated.
@@ -244,6 +266,7 @@ Action add_search_command(CLI::App& app) {
       files.output(a->json.empty() || i + 1 < outputs.size() ? "--emit" : "--json", outputs[i].first);
     files.check();
     write_files_atomically(outputs);
+    if (emit_folder) emit_folder->keep();
     if (!a->emit.empty())
       std::printf("\n  wrote %zu workload files and index.csv to %s\n", outputs.size() - (a->json.empty() ? 1 : 2),
                   a->emit.c_str());

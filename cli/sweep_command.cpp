@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/sweep_liveness.hpp"
 #include "cli/sweep_mpi.hpp"
 #include "common/input_error.hpp"
 #include "common/run_files.hpp"
@@ -35,6 +36,8 @@ struct SweepArgs {
   bool restart = false;
   bool retry_failed = false;
   std::string plots = "svg";
+  double point_timeout = -1;  // negative: each point's default
+  bool no_progress = false;
 };
 
 // Fault injection for the resume test: PARATWIN_SWEEP_ABORT_AFTER=K kills the sweep (SIGKILL, no
@@ -49,17 +52,47 @@ int default_jobs(const SweepComm& comm) {
   return std::max(1, cores / std::max(1, comm.local_size()));
 }
 
-int run_worker(const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm, int jobs) {
+// How points run: --jobs at once, --point-timeout, and a line on stderr as each starts.
+predict::SweepRunOptions run_options(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                                     int jobs) {
+  predict::SweepRunOptions o;
+  o.jobs = jobs;
+  o.point_timeout = a.point_timeout;
+  if (!a.no_progress)
+    o.started = [&spec, &points, timeout = a.point_timeout](size_t index) {
+      const auto& p = points[index];
+      std::fprintf(stderr, "paratwin sweep: %s\n",
+                   predict::sweep_start_line(index + 1, points.size(), spec, p,
+                                             timeout < 0 ? predict::default_point_timeout(spec, p) : timeout)
+                       .c_str());
+    };
+  return o;
+}
+
+int run_worker(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm,
+               int jobs) {
   const auto mine = predict::share_of(comm.broadcast({}), comm.rank(), comm.size());
   size_t sent = 0;
+  RankLiveness liveness(comm, RankLiveness::silence_limit(a.point_timeout));
   predict::run_sweep_points(
-      spec, points, mine, jobs,
+      spec, points, mine, run_options(a, spec, points, jobs),
       [&](size_t index, nlohmann::json row, int) {
         const nlohmann::json message = {{"index", index}, {"rank", comm.rank()}, {"row", std::move(row)}};
         comm.send_to_root(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         ++sent;
       },
-      nullptr, [&] { return sent == mine.size(); });
+      [&] {
+        liveness.tick();
+        comm.rows_sent();
+        return false;
+      },
+      [&] { return sent == mine.size(); });
+  // Rank 0 may still wait on others' rows: finish when it says so, watching it meanwhile.
+  while (!comm.ended()) {
+    liveness.tick();
+    comm.rows_sent();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return 0;
 }
 
@@ -110,21 +143,26 @@ int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepP
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double eta = elapsed / static_cast<double>(computed) * static_cast<double>(todo.size() - computed);
-    std::fprintf(stderr, "paratwin sweep: %s\n",
-                 predict::sweep_progress(skipped + computed, points.size(), points[index], row, elapsed, eta).c_str());
+    if (!a.no_progress)
+      std::fprintf(
+          stderr, "paratwin sweep: %s\n",
+          predict::sweep_progress(skipped + computed, points.size(), points[index], row, elapsed, eta).c_str());
     rows[index] = std::move(row);
   };
   std::function<bool()> poll;
+  RankLiveness liveness(comm, RankLiveness::silence_limit(a.point_timeout));
   if (comm.distributed())
     poll = [&] {
+      liveness.tick();
       const auto text = comm.poll_from_workers();
       if (!text) return false;
       const auto message = nlohmann::json::parse(*text);
       done(message.at("index").get<size_t>(), message.at("row"), message.at("rank").get<int>());
       return true;
     };
-  predict::run_sweep_points(spec, points, predict::share_of(todo, comm.rank(), comm.size()), jobs, done, poll,
-                            [&] { return computed == todo.size(); });
+  predict::run_sweep_points(spec, points, predict::share_of(todo, comm.rank(), comm.size()),
+                            run_options(a, spec, points, jobs), done, poll, [&] { return computed == todo.size(); });
+  comm.send_end();
 
   write_file_atomically((dir / "sweep.csv").string(), predict::sweep_csv(rows));
   write_file_atomically((dir / "sweep.json").string(), predict::sweep_json(spec, rows).dump(2) + "\n");
@@ -146,7 +184,8 @@ Action add_sweep_command(CLI::App& app) {
       "sweep",
       "Evaluate a grid of workloads x machines x GPU counts x configurations (weak or strong scaling) and write CSV, "
       "JSON and plots; resumes an interrupted sweep; under mpirun every rank takes a share of the points. Exit "
-      "status: 0 every point succeeded, 3 some points failed (their rows say why), 2 bad input, 1 internal error");
+      "status: 0 every point succeeded, 3 some points failed (their rows say why; a point past --point-timeout is "
+      "one), 2 bad input, 4 under mpirun a rank stopped or stuck ended the job, 1 internal error");
   cmd->add_option("--spec,-s", a->spec, "sweep spec JSON (format: results/sweep/README.md)")->required();
   cmd->add_option("--out,-o", a->out, "output folder (default: sweep-NAME in the current folder)");
   cmd->add_option("--jobs,-j", a->jobs,
@@ -154,6 +193,15 @@ Action add_sweep_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--restart", a->restart, "forget the journal: recompute every point");
   cmd->add_flag("--retry-failed", a->retry_failed, "recompute the points the journal records as failed");
+  cmd->add_option(
+         "--point-timeout", a->point_timeout,
+         "seconds a point may run before it is killed and reported failed (a stopped or stuck point "
+         "would hold the sweep forever); 0: none (default: 600 s, and for simulated points per GPU 5 s more at "
+         "exact fidelity, 2 s at fast, 0.2 s folded: about 3x SimGrid's cost)")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_flag("--no-progress", a->no_progress,
+                "no progress on stderr (by default a line as each point starts, with its fidelity and timeout, "
+                "and one as it finishes)");
   cmd->add_option("--plots", a->plots, "plot format: svg, png, or none")
       ->check(CLI::IsMember({"svg", "png", "none"}))
       ->capture_default_str();
@@ -172,7 +220,7 @@ Action add_sweep_command(CLI::App& app) {
     if (!comm.distributed()) return run_root(*a, spec, points, comm, jobs);
     // Across ranks a failure on one must end all: the others would wait for it forever.
     try {
-      return comm.rank() == 0 ? run_root(*a, spec, points, comm, jobs) : run_worker(spec, points, comm, jobs);
+      return comm.rank() == 0 ? run_root(*a, spec, points, comm, jobs) : run_worker(*a, spec, points, comm, jobs);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "paratwin: error (MPI rank %d): %s\n", comm.rank(), e.what());
       comm.abort(dynamic_cast<const InputError*>(&e) ? kExitBadInput : 1);

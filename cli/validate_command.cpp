@@ -8,6 +8,8 @@
 
 #include "calibration/validation.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_guard.hpp"
+#include "cli/source_tree.hpp"
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
@@ -24,7 +26,7 @@ namespace fs = std::filesystem;
 using calibration::ReferenceSuite;
 
 struct CommonArgs {
-  std::string reference = "results/reference";
+  std::string reference;  // empty: results/reference of paratwin's sources (cli/source_tree.hpp)
   std::vector<std::string> suites;
   std::string machines;
   int jobs = 2;
@@ -32,7 +34,9 @@ struct CommonArgs {
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("--suite", a.suites, "only this reference suite (repeatable; default: every suite)");
-  cmd->add_option("--reference", a.reference, "folder of reference suites (format: results/reference/README.md)");
+  cmd->add_option("--reference", a.reference,
+                  "folder of reference suites (format: results/reference/README.md; default: results/reference of "
+                  "the sources paratwin was built from, found from any folder)");
   cmd->add_option("--machines", a.machines,
                   "folder of machine files that replace built-in machines of the same name (NAME.json): how far "
                   "an edited machine moves every reference point (for one workload's what-if, `paratwin compare "
@@ -41,9 +45,10 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
 }
 
 std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
-  auto all = calibration::load_reference_dir(a.reference);
+  const std::string reference = a.reference.empty() ? source_path("results/reference") : a.reference;
+  auto all = calibration::load_reference_dir(reference);
   if (!a.machines.empty()) predict::check_machine_folder(a.machines);
-  return calibration::select_reference_suites(std::move(all), a.suites, a.reference);
+  return calibration::select_reference_suites(std::move(all), a.suites, reference);
 }
 
 predict::ReferenceOptions reference_options(const CommonArgs& a) {
@@ -57,7 +62,8 @@ using predict::kSimulateEveryPoint;
 
 struct ValidateArgs {
   CommonArgs common;
-  std::string out = "results/validation";
+  // In the current folder: the committed report (results/validation) is rewritten only when asked for.
+  std::string out = "validation";
   std::string model = "auto";
   int64_t simulate_up_to = kSimulateEveryPoint;
   std::string plots = "svg";
@@ -83,8 +89,9 @@ int run_fit(const ValidateArgs& a) {
           "  not written: generic stands for no particular stack on every machine; declare the workloads' "
           "framework profile to fit one\n");
     } else if (a.write) {
-      const auto path = "workloads/frameworks/" + framework + ".json";
-      if (!fs::exists(path)) throw InputError("--write", path + " not found: run from the repository's top folder");
+      const auto path = source_path("workloads/frameworks/" + framework + ".json");
+      if (!fs::exists(path))
+        throw InputError("--write", path + " not found: the sources paratwin was built from are needed");
       write_file_atomically(
           path, predict::profile_with_kernel_efficiency(read_text_file<InputError>(path), outcome.after, a.fit_machine,
                                                         outcome.fitted_after));
@@ -99,6 +106,9 @@ int run_fit(const ValidateArgs& a) {
 int run_validate(const ValidateArgs& a) {
   if (a.fit) return run_fit(a);
   const auto suites = selected_suites(a.common);
+  std::vector<std::string> names;
+  for (const auto& suite : suites) names.push_back(suite.name);
+  refuse_partial_report(a.out, names, "--out");
   prepare_output_folder(a.out, "--out");  // inputs first: a bad one leaves no folder behind
   const auto gpus = predict::point_gpus(suites);
   const auto tasks = predict::reference_tasks(suites, gpus, a.model, a.simulate_up_to);
@@ -114,7 +124,7 @@ int run_validate(const ValidateArgs& a) {
   if (a.model != "auto") command += " --model " + a.model;
   if (a.model == "auto" && a.simulate_up_to != kSimulateEveryPoint)
     command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
-  if (a.out != "results/validation") command += " --out " + a.out;
+  if (a.out != "validation") command += " --out " + a.out;
   std::vector<std::pair<std::string, std::string>> outputs{
       {(fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows)},
       {(fs::path(a.out) / "README.md").string(), calibration::validation_markdown(suites, rows, command)}};
@@ -183,7 +193,9 @@ Action add_validate_command(CLI::App& app) {
       "published and predicted values and the error, then the mean and max absolute error. Writes validation.csv, "
       "README.md and one plot per suite to --out. Exit status 3 when a point could not be predicted.");
   add_common(cmd, a->common);
-  cmd->add_option("--out,-o", a->out, "output folder (default: results/validation)");
+  cmd->add_option("--out,-o", a->out,
+                  "output folder (default: validation in the current folder; the committed report is "
+                  "results/validation). A folder holding a report of suites this run does not validate is refused");
   cmd->add_option("--model", a->model,
                   "analytical (closed form), simulate (SimGrid at `paratwin simulate`'s automatic fidelity, with "
                   "the analytical prediction beside it) or auto: simulate up to --simulate-up-to GPUs, analytical "

@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -62,7 +63,7 @@ ChildPool::~ChildPool() {
   }
 }
 
-void ChildPool::start(size_t id, const std::function<nlohmann::json()>& work) {
+void ChildPool::start(size_t id, const std::function<nlohmann::json()>& work, double timeout_seconds) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   std::fflush(stdout);
@@ -80,7 +81,53 @@ void ChildPool::start(size_t id, const std::function<nlohmann::json()>& work) {
     run_child(fds[1], parent, work);
   }
   ::close(fds[1]);
-  running_[pid] = Child{id, fds[0], {}};
+  Child child{id, fds[0], {}, 0, {}};
+  if (timeout_seconds > 0) {
+    child.timeout = timeout_seconds;
+    child.deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(std::min(timeout_seconds, 1e9)));
+  }
+  running_[pid] = std::move(child);
+}
+
+int ChildPool::until_deadline(int limit_ms) const {
+  const auto now = std::chrono::steady_clock::now();
+  int64_t wait = limit_ms < 0 ? -1 : limit_ms;
+  for (const auto& [pid, child] : running_) {
+    if (child.timeout <= 0) continue;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(child.deadline - now).count() + 1;
+    const int64_t ms = std::max<int64_t>(0, left);
+    if (wait < 0 || ms < wait) wait = ms;
+  }
+  return static_cast<int>(std::min<int64_t>(wait, 1 << 30));
+}
+
+std::optional<ChildResult> ChildPool::kill_overdue() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [pid, child] : running_) {
+    if (child.timeout <= 0 || now < child.deadline) continue;
+    // Say whether it was stopped (SIGSTOP, a debugger) rather than slow: /proc/PID/stat's state field.
+    bool stopped = false;
+    if (FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+      char text[512] = {};
+      const size_t n = std::fread(text, 1, sizeof text - 1, f);
+      std::fclose(f);
+      const char* paren = std::strrchr(text, ')');
+      stopped = n > 0 && paren != nullptr && (paren[2] == 'T' || paren[2] == 't');
+    }
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", child.timeout);
+    ::kill(pid, SIGKILL);
+    const pid_t killed = pid;
+    ChildResult r = reap(killed, child);  // erases `child`
+    r.ok = false;
+    r.value = nullptr;
+    r.error = std::string("timed out: the point's process ran ") + seconds + " s (its timeout) without a result" +
+              (stopped ? ", stopped (SIGSTOP or a debugger)," : "") + " and was killed";
+    return r;
+  }
+  return std::nullopt;
 }
 
 ChildResult ChildPool::reap(pid_t pid, Child& child) {
@@ -118,10 +165,15 @@ std::optional<ChildResult> ChildPool::wait(int timeout_ms) {
       fds.push_back({child.fd, POLLIN, 0});
       pids.push_back(pid);
     }
-    const int n = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (auto overdue = kill_overdue()) return overdue;
+    const int n = ::poll(fds.data(), fds.size(), until_deadline(timeout_ms));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
-    if (n == 0) return std::nullopt;
+    if (n == 0) {
+      if (auto overdue = kill_overdue()) return overdue;
+      if (timeout_ms >= 0) return std::nullopt;
+      continue;
+    }
     for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       Child& child = running_.at(pids[i]);

@@ -3,6 +3,7 @@
 // process, and a point that crashes must not take the sweep down. Each child sends its row back through a pipe.
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -30,11 +31,12 @@ class ChildPool {
   bool idle() const { return running_.empty(); }
 
   // Forks a child that runs `work` and exits; `id` names its result. Throws std::runtime_error when
-  // no process can be created.
-  void start(size_t id, const std::function<nlohmann::json()>& work);
+  // no process can be created. A child still running `timeout_seconds` after its start (> 0; stopped,
+  // swapped out or stuck alike) is killed and gives a failed result that says so.
+  void start(size_t id, const std::function<nlohmann::json()>& work, double timeout_seconds = 0);
 
-  // The next child to finish, waiting at most `timeout_ms` (negative: until one does); nothing when
-  // none finished in time or none is running.
+  // The next child to finish (or to be killed past its timeout), waiting at most `timeout_ms` (negative:
+  // until one does); nothing when none finished in time or none is running.
   std::optional<ChildResult> wait(int timeout_ms);
 
  private:
@@ -42,8 +44,14 @@ class ChildPool {
     size_t id;
     int fd;  // read end of its pipe
     std::string text;
+    double timeout = 0;                              // seconds; 0: none
+    std::chrono::steady_clock::time_point deadline;  // when timeout > 0
   };
   ChildResult reap(pid_t pid, Child& child);
+  // The child past its deadline, killed: its failed result. Nothing when none is past.
+  std::optional<ChildResult> kill_overdue();
+  // Milliseconds until the nearest deadline, at most `limit_ms` (negative: no limit).
+  int until_deadline(int limit_ms) const;
 
   int jobs_;
   std::map<pid_t, Child> running_;

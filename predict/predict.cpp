@@ -19,10 +19,14 @@ namespace paratwin::predict {
 
 namespace {
 
-Prediction simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
+std::string count(int64_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// The nodes a simulation of `w` uses; throws InputError when the machine (or --nodes) cannot hold it.
+int64_t nodes_to_simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
   const int64_t needed = nodes_for(full, w.total_ranks());
   const int64_t nodes = options.nodes > 0 ? options.nodes : needed;
-  const auto count = [](int64_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   if (needed > full.network.nodes)
     throw InputError("--machine", full.name + " has " + count(full.network.nodes, "node") + " but the workload needs " +
                                       count(w.total_ranks(), "device") + " (" + count(needed, "node") + " of " +
@@ -34,6 +38,11 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
     throw InputError("--nodes", "= " + std::to_string(nodes) + " gives " +
                                     count(nodes * full.devices_per_node(), "device") + " but the workload needs " +
                                     count(w.total_ranks(), "device") + " (" + count(needed, "node") + ")");
+  return nodes;
+}
+
+Prediction simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
+  const int64_t nodes = nodes_to_simulate(w, full, options);
   const auto machine = full.slice(nodes);
   const auto choice = choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
   const auto algorithms = parse_algorithms(options.algorithms);
@@ -150,6 +159,24 @@ topology::Topology topology_for(const topology::Machine& machine, int64_t device
     throw std::invalid_argument(std::to_string(devices) + " GPUs exceed " + machine.name + "'s " +
                                 std::to_string(machine.total_devices()) + " devices");
   return topology::Topology(machine.slice(nodes), sim::topology_options(library));
+}
+
+void check_point(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options, bool lower) {
+  if (options.model != Model::simulate) return;
+  const int64_t nodes = nodes_to_simulate(w, full, options);
+  choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
+  sim::SimOptions sim_options;
+  sim_options.library = library_for(full, options.library);
+  sim_options.algorithms = parse_algorithms(options.algorithms);
+  if (!lower) return;
+  workloads::LowerOptions lower_options;
+  lower_options.devices_per_node = full.slice(nodes).devices_per_node();
+  const auto program = workloads::lower(w, lower_options);
+  try {
+    sim::check_algorithms(program, sim_options);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--algorithm", e.what());
+  }
 }
 
 Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options) {

@@ -52,6 +52,14 @@ topology::Topology topology_for(const topology::Machine& machine, int64_t device
 // the machine has, and workloads::WorkloadError when it does not lower.
 Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options);
 
+// What predict() checks of a simulated point before it simulates (the machine holds the workload, the
+// fidelity options, the --algorithm overrides and, with `lower`, that the workload lowers for the machine
+// and the overrides can run its groups), without simulating. Throws as predict() does. A command that
+// predicts in child processes (compare) calls it first, so that an input error is reported as one before
+// anything runs.
+void check_point(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options,
+                 bool lower = true);
+
 // predict() in a child process (a SimGrid engine of its own; an analytical prediction runs here). Throws
 // std::runtime_error with the child's error when it fails or dies.
 Prediction predict_in_child(const workloads::Workload& w, const topology::Machine& machine,

@@ -29,6 +29,15 @@ std::string difference(const ComparisonRow& r) {
   return formatted(d, r.unit.empty() || r.unit == "B" ? "%+.0f" : "%+.6g");
 }
 
+ComparisonRow figures(std::string what, std::string unit, std::optional<double> a, std::optional<double> b) {
+  ComparisonRow r;
+  r.what = std::move(what);
+  r.unit = std::move(unit);
+  r.a = a;
+  r.b = b;
+  return r;
+}
+
 }  // namespace
 
 std::optional<double> ComparisonRow::change_percent() const {
@@ -36,9 +45,15 @@ std::optional<double> ComparisonRow::change_percent() const {
   return 100 * (*b - *a) / *a;
 }
 
+bool out_of_memory(const RunSummary& s) {
+  return !s.fits || s.max_bytes_per_rank > s.device_bytes;
+}
+
 std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary& b) {
   std::vector<ComparisonRow> rows;
-  auto both = [&](const char* what, const char* unit, double va, double vb) { rows.push_back({what, unit, va, vb}); };
+  auto both = [&](const char* what, const char* unit, double va, double vb) {
+    rows.push_back(figures(what, unit, va, vb));
+  };
   both("iteration time", "s", a.iteration_seconds, b.iteration_seconds);
   both("throughput", "tokens/s", a.tokens_per_second, b.tokens_per_second);
   both("model TFLOP/s per device", "TFLOP/s", a.model_tflops_per_device, b.model_tflops_per_device);
@@ -49,7 +64,21 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   both("busiest stage: exposed communication", "s", sa.exposed_comm, sb.exposed_comm);
   both("busiest stage: pipeline bubble", "s", sa.bubble, sb.bubble);
   both("busiest stage: other idle", "s", sa.other_idle, sb.other_idle);
+  // The memory verdict per run, as simulate prints it: a run that does not fit is marked, its times
+  // being those of a configuration that cannot run.
   both("memory per rank", "GiB", a.max_bytes_per_rank / (1 << 30), b.max_bytes_per_rank / (1 << 30));
+  const bool oom_a = out_of_memory(a), oom_b = out_of_memory(b);
+  const std::string mark = !oom_a && !oom_b ? ""
+                           : oom_a && oom_b ? "A and B: OUT OF MEMORY"
+                           : oom_a          ? "A: OUT OF MEMORY"
+                                            : "B: OUT OF MEMORY";
+  rows.back().note = mark;
+  both("device memory", "GiB", a.device_bytes / (1 << 30), b.device_bytes / (1 << 30));
+  ComparisonRow fits = figures("fits in device memory", "", std::nullopt, std::nullopt);
+  fits.a_text = oom_a ? "NO: OOM" : "yes";
+  fits.b_text = oom_b ? "NO: OOM" : "yes";
+  fits.note = mark;
+  rows.push_back(std::move(fits));
   // Collectives by kind, group and group size, in A's order then B's own.
   std::vector<std::string> order;
   std::map<std::string, std::pair<const CollectiveSummary*, const CollectiveSummary*>> by_name;
@@ -67,55 +96,100 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
     auto of = [](const CollectiveSummary* c, double (*f)(const CollectiveSummary&)) {
       return c ? std::optional<double>(f(*c)) : std::nullopt;
     };
-    rows.push_back({name + ": calls", "", of(ca, [](const auto& c) { return static_cast<double>(c.count); }),
-                    of(cb, [](const auto& c) { return static_cast<double>(c.count); })});
-    rows.push_back({name + ": size per call", "B", of(ca, [](const auto& c) { return c.bytes_per_call(); }),
-                    of(cb, [](const auto& c) { return c.bytes_per_call(); })});
-    rows.push_back({name + ": busbw", "GB/s", of(ca, [](const auto& c) { return c.busbw() / 1e9; }),
-                    of(cb, [](const auto& c) { return c.busbw() / 1e9; })});
-    rows.push_back({name + ": total", "ms", of(ca, [](const auto& c) { return 1e3 * c.seconds; }),
-                    of(cb, [](const auto& c) { return 1e3 * c.seconds; })});
-    rows.push_back({name + ": exposed", "ms", of(ca, [](const auto& c) { return 1e3 * c.exposed; }),
-                    of(cb, [](const auto& c) { return 1e3 * c.exposed; })});
+    // The algorithm each run used (the library's choice, or --algorithm's), so that a change of
+    // library or algorithm shows where it acted.
+    ComparisonRow algorithm = figures(name + ": algorithm", "", std::nullopt, std::nullopt);
+    if (ca) algorithm.a_text = ca->algorithm;
+    if (cb) algorithm.b_text = cb->algorithm;
+    rows.push_back(std::move(algorithm));
+    rows.push_back(figures(name + ": calls", "", of(ca, [](const auto& c) { return static_cast<double>(c.count); }),
+                           of(cb, [](const auto& c) { return static_cast<double>(c.count); })));
+    rows.push_back(figures(name + ": size per call", "B", of(ca, [](const auto& c) { return c.bytes_per_call(); }),
+                           of(cb, [](const auto& c) { return c.bytes_per_call(); })));
+    rows.push_back(figures(name + ": busbw", "GB/s", of(ca, [](const auto& c) { return c.busbw() / 1e9; }),
+                           of(cb, [](const auto& c) { return c.busbw() / 1e9; })));
+    rows.push_back(figures(name + ": total", "ms", of(ca, [](const auto& c) { return 1e3 * c.seconds; }),
+                           of(cb, [](const auto& c) { return 1e3 * c.seconds; })));
+    rows.push_back(figures(name + ": exposed", "ms", of(ca, [](const auto& c) { return 1e3 * c.exposed; }),
+                           of(cb, [](const auto& c) { return 1e3 * c.exposed; })));
   }
   return rows;
 }
 
-std::string comparison_table(const LabelledRun& a, const LabelledRun& b) {
+namespace {
+
+// "45.9 GiB per rank of 16 GiB: fits" / "... : OUT OF MEMORY".
+std::string memory_verdict(const RunSummary& s) {
+  return printed("memory %.3g GiB per rank of %.3g GiB: %s", s.max_bytes_per_rank / (1 << 30),
+                 s.device_bytes / (1 << 30), out_of_memory(s) ? "OUT OF MEMORY" : "fits");
+}
+
+}  // namespace
+
+std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes) {
   const auto rows = comparison_rows(a.second, b.second);
   size_t width = 10;
   for (const auto& r : rows) width = std::max(width, r.what.size() + r.unit.size() + 3);
-  std::string out = printed("A  %s: %s on %s, %lld ranks\nB  %s: %s on %s, %lld ranks\n\n", a.first.c_str(),
-                            a.second.workload.c_str(), a.second.machine.c_str(), static_cast<long long>(a.second.ranks),
-                            b.first.c_str(), b.second.workload.c_str(), b.second.machine.c_str(),
-                            static_cast<long long>(b.second.ranks));
-  out += printed("  %-*s %14s %14s %14s %9s\n", static_cast<int>(width), "", "A", "B", "B - A", "change");
+  std::string out;
+  for (const auto* run : {&a, &b})
+    out += printed("%s  %s: %s on %s, %lld ranks; %s\n", run == &a ? "A" : "B", run->first.c_str(),
+                   run->second.workload.c_str(), run->second.machine.c_str(), static_cast<long long>(run->second.ranks),
+                   memory_verdict(run->second).c_str());
+  out += printed("\n  %-*s %14s %14s %14s %9s\n", static_cast<int>(width), "", "A", "B", "B - A", "change");
   for (const auto& r : rows) {
     const std::string what = r.unit.empty() ? r.what : r.what + " [" + r.unit + "]";
-    const auto change = r.change_percent();
-    const std::string d = difference(r);
-    out += printed("  %-*s %14s %14s %14s %9s\n", static_cast<int>(width), what.c_str(), cell(r.a, r.unit).c_str(),
-                   cell(r.b, r.unit).c_str(), d.c_str(),
-                   d == "0" ? "0 %"
-                   : change ? (formatted(*change, "%+.1f") + " %").c_str()
-                            : "-");
+    std::string line;
+    if (r.is_text()) {
+      const bool changed = r.a_text && r.b_text && *r.a_text != *r.b_text;
+      line = printed("  %-*s %14s %14s %14s %9s", static_cast<int>(width), what.c_str(),
+                     r.a_text ? r.a_text->c_str() : "-", r.b_text ? r.b_text->c_str() : "-", "",
+                     !r.a_text || !r.b_text ? "-"
+                     : changed              ? "changed"
+                                            : "same");
+    } else {
+      const auto change = r.change_percent();
+      const std::string d = difference(r);
+      line = printed("  %-*s %14s %14s %14s %9s", static_cast<int>(width), what.c_str(), cell(r.a, r.unit).c_str(),
+                     cell(r.b, r.unit).c_str(), d.c_str(),
+                     d == "0" ? "0 %"
+                     : change ? (formatted(*change, "%+.1f") + " %").c_str()
+                              : "-");
+    }
+    out += line + (r.note.empty() ? "" : "   << " + r.note) + "\n";
   }
+  if (!notes.empty()) out += "\n";
+  for (const auto& n : notes) out += "  " + n + "\n";
+  for (const auto* run : {&a, &b})
+    if (out_of_memory(run->second))
+      out += printed(
+          "\n  %s (%s): OUT OF MEMORY: %.3g GiB per rank of %.3g GiB; this configuration does not fit, "
+          "its times are those of a run that cannot start\n",
+          run == &a ? "A" : "B", run->first.c_str(), run->second.max_bytes_per_rank / (1 << 30),
+          run->second.device_bytes / (1 << 30));
   return out;
 }
 
-nlohmann::json comparison_json(const LabelledRun& a, const LabelledRun& b) {
+nlohmann::json comparison_json(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes) {
   nlohmann::json j;
-  j["a"] = {{"label", a.first}, {"summary", to_json(a.second)}};
-  j["b"] = {{"label", b.first}, {"summary", to_json(b.second)}};
+  j["a"] = {{"label", a.first}, {"summary", to_json(a.second)}, {"out_of_memory", out_of_memory(a.second)}};
+  j["b"] = {{"label", b.first}, {"summary", to_json(b.second)}, {"out_of_memory", out_of_memory(b.second)}};
   j["rows"] = nlohmann::json::array();
   for (const auto& r : comparison_rows(a.second, b.second)) {
     nlohmann::json row = {{"what", r.what}, {"unit", r.unit}};
-    row["a"] = r.a ? nlohmann::json(*r.a) : nlohmann::json();
-    row["b"] = r.b ? nlohmann::json(*r.b) : nlohmann::json();
-    const auto change = r.change_percent();
-    row["change_percent"] = change ? nlohmann::json(*change) : nlohmann::json();
+    if (r.is_text()) {
+      row["a"] = r.a_text ? nlohmann::json(*r.a_text) : nlohmann::json();
+      row["b"] = r.b_text ? nlohmann::json(*r.b_text) : nlohmann::json();
+      row["changed"] = r.a_text && r.b_text && *r.a_text != *r.b_text;
+    } else {
+      row["a"] = r.a ? nlohmann::json(*r.a) : nlohmann::json();
+      row["b"] = r.b ? nlohmann::json(*r.b) : nlohmann::json();
+      const auto change = r.change_percent();
+      row["change_percent"] = change ? nlohmann::json(*change) : nlohmann::json();
+    }
+    if (!r.note.empty()) row["note"] = r.note;
     j["rows"].push_back(std::move(row));
   }
+  j["notes"] = notes;
   return j;
 }
 

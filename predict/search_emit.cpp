@@ -49,6 +49,7 @@ workloads::Workload emitted_workload(const SearchSetting& s, const sim::SearchRe
   const std::string file = emitted_file_name(result, index);
   w.name = s.workload + "-search-" + file.substr(0, file.size() - 5);
   std::string times = printed("analytical %.4f s per iteration", c.estimate.iteration);
+  if (c.analytical_rank != index + 1) times = printed("analytical rank %zu, ", c.analytical_rank) + times;
   if (simulated(simulations, index))
     times += printed(", simulated %.4f s (%s fidelity%s)", simulations[index]["iteration_seconds"].get<double>(),
                      simulation ? simulation->choice.fidelity.c_str() : "?",
@@ -71,17 +72,18 @@ std::vector<std::pair<std::string, std::string>> emitted_files(const std::string
                                                                const nlohmann::json& simulations) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, std::string>> files;
-  std::string index = "rank,file,family,configuration,analytical_seconds,simulated_seconds,gib_per_gpu\n";
+  std::string index =
+      "rank,file,family,configuration,analytical_seconds,simulated_seconds,gib_per_gpu,analytical_rank\n";
   for (size_t i = 0; i < std::min(count, result.ranked.size()); ++i) {
     const auto& c = result.ranked[i];
     const std::string name = emitted_file_name(result, i);
     const auto w = emitted_workload(setting, result, i, simulation, simulations);
     files.emplace_back((fs::path(dir) / name).string(), workloads::to_json(w).dump(2) + "\n");
     index += printed(
-        "%zu,%s,%s,%s,%.6g,%s,%.3f\n", i + 1, csv_field(name).c_str(), sim::to_string(c.family),
+        "%zu,%s,%s,%s,%.6g,%s,%.3f,%zu\n", i + 1, csv_field(name).c_str(), sim::to_string(c.family),
         csv_field(c.label).c_str(), c.estimate.iteration,
         simulated(simulations, i) ? printed("%.6g", simulations[i]["iteration_seconds"].get<double>()).c_str() : "",
-        c.estimate.memory.total() / (1024.0 * 1024.0 * 1024.0));
+        c.estimate.memory.total() / (1024.0 * 1024.0 * 1024.0), c.analytical_rank);
   }
   files.emplace_back((fs::path(dir) / "index.csv").string(), index);
   return files;

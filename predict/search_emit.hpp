@@ -26,7 +26,8 @@ workloads::Workload emitted_workload(const SearchSetting& setting, const sim::Se
 std::string emitted_file_name(const sim::SearchResult& result, size_t index);
 
 // The files of the first `count` ranked configurations and DIR/index.csv (rank, file, family,
-// configuration, analytical and simulated seconds per iteration, GiB per GPU), as (path, text) pairs
+// configuration, analytical and simulated seconds per iteration, GiB per GPU, the analytical model's
+// rank where a simulation re-ranked it), as (path, text) pairs
 // for write_files_atomically.
 std::vector<std::pair<std::string, std::string>> emitted_files(const std::string& dir, const SearchSetting& setting,
                                                                const sim::SearchResult& result, size_t count,

@@ -41,40 +41,47 @@ std::string search_heading(const SearchSetting& s, const sim::SearchResult& resu
   return out + dropped("memory ", result.rejected, show_rejected) + dropped("invalid", result.invalid, show_rejected);
 }
 
-std::string ranking_table(const sim::SearchResult& result, size_t top, size_t simulated,
-                          const nlohmann::json& simulations) {
-  std::string out = printed("  %4s %-5s %-34s %14s %14s %12s %10s %9s\n", "rank", "family", "configuration",
-                            "analytical [s]", "simulated [s]", "exposed [s]", "GiB/GPU", "% peak");
+std::string ranking_table(const sim::SearchResult& result, size_t top, const nlohmann::json& simulations) {
+  const size_t simulated = std::min(simulations.size(), result.ranked.size());
+  std::string out =
+      printed("  %4s %-5s %-34s %14s %14s %12s %10s %9s%s\n", "rank", "family", "configuration", "analytical [s]",
+              "simulated [s]", "exposed [s]", "GiB/GPU", "% peak", simulated > 0 ? "  analytical rank" : "");
   const size_t shown = std::min(top, result.ranked.size());
+  size_t moved = 0;
   for (size_t i = 0; i < std::max(shown, simulated); ++i) {
     const auto& c = result.ranked[i];
-    std::string cell;
-    if (i < simulations.size())
-      cell = simulations[i].contains("iteration_seconds")
-                 ? printed("%.4f", simulations[i]["iteration_seconds"].get<double>())
-                 : "failed";
-    else if (i < simulated)
-      cell = "pending";
-    out += printed("  %4zu %-5s %-34s %14.4f %14s %12.4f %10.1f %9.1f\n", i + 1, sim::to_string(c.family),
-                   c.label.c_str(), c.estimate.iteration, cell.c_str(), c.estimate.exposed_comm,
-                   gib(c.estimate.memory.total()), c.estimate.percent_of_peak);
+    std::string cell, was;
+    double exposed = c.estimate.exposed_comm, peak = c.estimate.percent_of_peak;
+    if (i < simulated) {
+      const auto& one = simulations[i];
+      cell = "failed";
+      if (one.contains("iteration_seconds")) {
+        cell = printed("%.4f", one["iteration_seconds"].get<double>());
+        try {
+          const Prediction p = prediction_from_json(one);
+          exposed = p.exposed_comm_seconds;
+          peak = p.percent_of_peak;
+        } catch (const std::invalid_argument&) {  // a time alone (tests): the analytical figures stay
+        }
+      }
+      if (c.analytical_rank != i + 1) {
+        was = printed("  %zu (moved)", c.analytical_rank);
+        ++moved;
+      }
+    }
+    out += printed("  %4zu %-5s %-34s %14.4f %14s %12.4f %10.1f %9.1f%s\n", i + 1, sim::to_string(c.family),
+                   c.label.c_str(), c.estimate.iteration, cell.c_str(), exposed, gib(c.estimate.memory.total()), peak,
+                   was.c_str());
   }
   if (shown < result.ranked.size()) out += printed("  ... %zu more (--top)\n", result.ranked.size() - shown);
+  if (simulated > 0)
+    out += printed(
+        "  rows 1-%zu were simulated and are ranked by their simulated times (%s); their exposed and %% peak are "
+        "the simulation's, the other rows' the analytical model's\n",
+        simulated,
+        moved == 0 ? "the analytical order held"
+                   : printed("%zu moved from the analytical order: see the analytical rank", moved).c_str());
   return out;
-}
-
-std::string fastest_simulated(const sim::SearchResult& result, const nlohmann::json& simulations) {
-  size_t best = simulations.size();
-  for (size_t i = 0; i < simulations.size(); ++i) {
-    if (!simulations[i].contains("iteration_seconds")) continue;
-    if (best == simulations.size() ||
-        simulations[i]["iteration_seconds"].get<double>() < simulations[best]["iteration_seconds"].get<double>())
-      best = i;
-  }
-  if (best == simulations.size()) return "";
-  return printed("  fastest simulated: rank %zu, %s %s, %.4f s per iteration\n", best + 1,
-                 sim::to_string(result.ranked[best].family), result.ranked[best].label.c_str(),
-                 simulations[best]["iteration_seconds"].get<double>());
 }
 
 nlohmann::json simulate_candidates(const sim::SearchResult& result, size_t count, const topology::Machine& machine,
@@ -128,6 +135,7 @@ nlohmann::json search_json(const SearchSetting& s, const sim::SearchResult& resu
     nlohmann::json e = {{"rank", i + 1},
                         {"family", sim::to_string(c.family)},
                         {"configuration", c.label},
+                        {"analytical_rank", c.analytical_rank},
                         {"file", emitted_file_name(result, i)},
                         {"analytical", to_json(c.estimate)},
                         {"micro_batch", c.workload.training.micro_batch},

@@ -38,15 +38,11 @@ struct SearchSetting {
 // `show_rejected`).
 std::string search_heading(const SearchSetting& setting, const sim::SearchResult& result, bool show_rejected);
 
-// The ranking's first `top` rows and the first `simulated`, whose simulated column shows
-// `simulations` (the documents of predict::to_json, or {"error": ...}, in ranking order) as far as they
-// go, "pending" beyond.
-std::string ranking_table(const sim::SearchResult& result, size_t top, size_t simulated,
-                          const nlohmann::json& simulations);
-
-// "fastest simulated: rank R, ...": the ranking is the analytical model's, so the fastest simulation is
-// said apart; "" when no simulation succeeded.
-std::string fastest_simulated(const sim::SearchResult& result, const nlohmann::json& simulations);
+// The ranking's first `top` rows and every simulated one (the first simulations.size(), re-ranked by
+// predict::rerank_by_simulation): their simulated time, and the exposed communication and % of peak of
+// the simulation (the analytical model's for the other rows), and where the simulation moved a row,
+// its analytical rank; a note says which rows were simulated.
+std::string ranking_table(const sim::SearchResult& result, size_t top, const nlohmann::json& simulations);
 
 // How the simulated configurations were simulated: the fidelity chosen and the algorithm overrides.
 struct SearchSimulation {

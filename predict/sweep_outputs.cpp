@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "common/child_process.hpp"
 #include "common/report_text.hpp"
@@ -31,6 +32,7 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
   std::map<std::vector<size_t>, std::string> series_title;
   std::vector<std::vector<size_t>> series_order;
   std::map<std::vector<size_t>, std::string> series_data;
+  std::map<std::vector<size_t>, std::tuple<double, double, double>> series_first;  // GPUs, time, throughput
   for (size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     const auto& row = rows[i];
@@ -46,9 +48,16 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
       series_title[key] = title;
       series_order.push_back(key);
     }
-    char line[128];
-    std::snprintf(line, sizeof line, "%lld %.9g %.9g\n", static_cast<long long>(p.gpus), value(row, "iteration_s"),
-                  value(row, "tokens_per_s"));
+    // Ideal scaling from the series' first (smallest) point: weak scaling keeps the iteration time,
+    // strong scaling divides it by the GPUs; throughput grows with the GPUs either way.
+    if (!series_first.count(key))
+      series_first[key] = {static_cast<double>(p.gpus), value(row, "iteration_s"), value(row, "tokens_per_s")};
+    const auto& [g0, t0, tp0] = series_first[key];
+    const double scale = static_cast<double>(p.gpus) / g0;
+    char line[192];
+    std::snprintf(line, sizeof line, "%lld %.9g %.9g %.9g %.9g\n", static_cast<long long>(p.gpus),
+                  value(row, "iteration_s"), value(row, "tokens_per_s"),
+                  spec.scaling == Scaling::weak ? t0 : t0 / scale, tp0 * scale);
     series_data[key] += line;
   }
   for (size_t s = 0; s < series_order.size(); ++s)
@@ -62,8 +71,14 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
   for (const char* column : {"2", "3"}) {
     gp << "plot ";
     for (size_t s = 0; s < series_order.size(); ++s)
-      gp << (s ? ", " : "") << "$series" << s << " using 1:" << column << " with linespoints title "
-         << gp_string(series_title[series_order[s]]);
+      gp << (s ? ", " : "") << "$series" << s << " using 1:" << column << " with linespoints linecolor " << s + 1
+         << " title " << gp_string(series_title[series_order[s]]);
+    // Each curve's ideal, dashed in its colour: the first says what the dashes mean.
+    const char* ideal = std::string(column) == "2" ? "4" : "5";
+    for (size_t s = 0; s < series_order.size(); ++s)
+      gp << ", $series" << s << " using 1:" << ideal << " with lines dashtype 2 linecolor " << s + 1 << " "
+         << (s == 0 ? "title " + gp_string("ideal scaling (dashed, from each curve's smallest GPU count)")
+                    : std::string("notitle"));
     gp << "\n";
     if (std::string(column) == "2") gp << "set ylabel 'throughput [tokens/s]'\nset logscale y\nset format y '%g'\n";
   }

@@ -44,11 +44,21 @@ std::string point_key(const SweepSpec& spec, const SweepPoint& p, const std::str
     d["entry"] = spec.listed[p.configuration].entry;
   }
   if (p.model == "simulate") {  // the analytical model has neither
-    d["fidelity"] = spec.fidelity;
-    d["fold"] = spec.fold;
+    // The fidelity the point runs at: "auto" and the same choice written out share their results.
+    const auto choice = point_fidelity(spec, p);
+    d["fidelity"] = choice.fidelity;
+    d["fold"] = choice.fold;
   }
   return fnv1a_hex(d.dump());
 }
+
+}  // namespace
+
+FidelityChoice point_fidelity(const SweepSpec& spec, const SweepPoint& point) {
+  return choose_fidelity(point.gpus, spec.fidelity, spec.fold);
+}
+
+namespace {
 
 // Ranks of one model replica in a workload `parallelism` object (tensor degree × experts × stages).
 // Read leniently: the workload reader reports whatever is malformed, with its path, afterwards.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/fidelity.hpp"
 #include "predict/sweep_spec.hpp"
 #include "workloads/workload.hpp"
 
@@ -21,6 +22,10 @@ struct SweepPoint {
   // recomputes exactly the points whose definition changed.
   std::string key;
 };
+
+// The fidelity a simulated point runs at: the spec's, or `paratwin simulate`'s automatic choice by the
+// point's GPU count.
+FidelityChoice point_fidelity(const SweepSpec& spec, const SweepPoint& point);
 
 // Spec order: workload, machine, configuration, model, then GPU count innermost, so that every scaling
 // curve is a run of consecutive rows.

@@ -39,15 +39,28 @@ std::vector<size_t> share_of(const std::vector<int64_t>& todo, int rank, int ran
   return mine;
 }
 
+double default_point_timeout(const SweepSpec& spec, const SweepPoint& point) {
+  if (point.model != "simulate") return kPointTimeoutFloor;
+  const auto choice = point_fidelity(spec, point);
+  const double per_rank = choice.fold                  ? kPointTimeoutPerRankFolded
+                          : choice.fidelity == "exact" ? kPointTimeoutPerRankExact
+                                                       : kPointTimeoutPerRankFast;
+  return kPointTimeoutFloor + per_rank * static_cast<double>(point.gpus);
+}
+
 void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, const std::vector<size_t>& mine,
-                      int jobs, const std::function<void(size_t, nlohmann::json, int)>& done,
+                      const SweepRunOptions& options, const std::function<void(size_t, nlohmann::json, int)>& done,
                       const std::function<bool()>& poll, const std::function<bool()>& finished) {
-  ChildPool pool(jobs);
+  ChildPool pool(options.jobs);
   size_t next = 0;
   while (!finished()) {
     while (!pool.full() && next < mine.size()) {
       const size_t index = mine[next++];
-      pool.start(index, [&spec, &points, index] { return evaluate_point(spec, points[index]); });
+      if (options.started) options.started(index);
+      const double timeout =
+          options.point_timeout < 0 ? default_point_timeout(spec, points[index]) : options.point_timeout;
+      pool.start(
+          index, [&spec, &points, index] { return evaluate_point(spec, points[index]); }, timeout);
     }
     // Waiting on children alone can block; with other ranks to hear from, look up every few ms.
     const bool others = static_cast<bool>(poll);
@@ -57,6 +70,24 @@ void run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& poin
     while (others && poll()) heard = true;
     if (others && !heard && pool.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+std::string sweep_start_line(size_t number, size_t total, const SweepSpec& spec, const SweepPoint& point,
+                             double timeout) {
+  std::string what = spec.workloads[point.workload] + " on " + spec.machines[point.machine] + ", " +
+                     std::to_string(point.gpus) + (point.gpus == 1 ? " GPU, " : " GPUs, ") + point.model;
+  if (spec.configurations == ConfigurationMode::listed)
+    what += ", configurations[" + std::to_string(point.configuration) + "]";
+  if (point.model == "simulate") {
+    const auto choice = point_fidelity(spec, point);
+    // The spec's words, not simulate's options, when the spec chose.
+    const std::string why =
+        choice.automatic ? choice.why
+                         : "the spec's \"fidelity\": \"" + spec.fidelity + "\"" + (spec.fold ? ", \"fold\": true" : "");
+    what += ": " + choice.fidelity + " fidelity" + (choice.fold ? ", folded" : "") + " (" + why + ")";
+  }
+  return printed("starting point %zu of %zu: %s; %s", number, total, what.c_str(),
+                 timeout > 0 ? printed("timeout %.0f s", timeout).c_str() : "no timeout");
 }
 
 std::string sweep_progress(size_t done, size_t total, const SweepPoint& point, const nlohmann::json& row,

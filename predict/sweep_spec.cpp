@@ -167,10 +167,13 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
     const auto model = r.choice("model", {"simulate", "analytical", "both"}, "simulate");
     if (model != "analytical") s.models.push_back("simulate");
     if (model != "simulate") s.models.push_back("analytical");
-    s.fidelity = r.choice("fidelity", {"fast", "exact"}, "fast");
+    // "auto" by default, as `paratwin simulate`: a spec of thousands of GPUs without "fold" ran minutes
+    // per point, one actor per rank, where simulate folds above 512 ranks by itself.
+    s.fidelity = r.choice("fidelity", {"auto", "fast", "exact"}, "auto");
     if (r.has("library")) s.library = r.choice("library", topology::communication_libraries());
     s.fold = r.boolean("fold", false);
-    if (s.fold && s.fidelity != "fast") r.fail("fold", "folding is part of fast fidelity: set \"fidelity\": \"fast\"");
+    if (s.fold && s.fidelity == "exact")
+      r.fail("fold", "folding is part of fast fidelity: set \"fidelity\": \"fast\" or \"auto\"");
     r.finish();
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.path(), e.message());

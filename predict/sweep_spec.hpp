@@ -37,9 +37,9 @@ struct SweepSpec {
   ConfigurationMode configurations = ConfigurationMode::as_is;
   std::vector<ListedConfiguration> listed;  // ConfigurationMode::listed
   std::vector<std::string> models;          // "simulate" and/or "analytical", in that order
-  std::string fidelity = "fast";
-  std::string library;  // empty: each machine profile's
-  bool fold = false;
+  std::string fidelity = "auto";            // "auto" (by each point's GPUs, as `paratwin simulate`), "fast" or "exact"
+  std::string library;                      // empty: each machine profile's
+  bool fold = false;                        // with "auto": fold at every GPU count, as `paratwin simulate --fold`
 
   // Configurations per (workload, machine): the listed ones, or one ("as-is" or "best").
   size_t configuration_count() const { return configurations == ConfigurationMode::listed ? listed.size() : 1; }

@@ -78,8 +78,10 @@ double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Patte
 }
 
 CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program,
-                                               const workloads::PlacementMap& placement, int64_t rank, AxisMask mask) {
+                                               const workloads::PlacementMap& placement, int64_t rank, AxisMask mask,
+                                               bool vendor) {
   auto key = structure(placement, mask);
+  if (vendor) key.push_back(0);  // structures hold runs of 2 or more (group axes negative): 0 marks the vendor's layout
   const auto found = groups_.find(key);
   if (found != groups_.end()) return found->second;
   const auto& grid = program.grid;
@@ -99,7 +101,7 @@ CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program
     const auto [it, added] = shape_of.emplace(std::move(signature), g.shapes.size());
     if (added) {
       Shape& shape = g.shapes.emplace_back();
-      shape.layout = layouts.of(first, mask);
+      shape.layout = vendor ? layouts.vendor_of(first, mask) : layouts.of(first, mask);
       shape.devices = devices;
     }
     g.shapes[it->second].groups.push_back(std::move(devices));
@@ -157,7 +159,7 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   auto key = std::make_tuple(structure(placement, mask), static_cast<int>(kind), bytes, root);
   const auto found = seconds_.find(key);
   if (found != seconds_.end()) return found->second;
-  Group& g = group(program, placement, rank, mask);
+  Group& g = group(program, placement, rank, mask, library_running(kind, library_, topology_.machine()) != library_);
   // The collective of every group runs at once; the slowest shape's groups finish last.
   double slowest = 0;
   for (const Shape& shape : g.shapes) slowest = std::max(slowest, shape_seconds(g, shape, kind, bytes, root));

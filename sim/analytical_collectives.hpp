@@ -64,8 +64,9 @@ class CollectiveTimes {
     // Bandwidth of a flow (from, to, tree step) under ring / pair / tree loads.
     std::map<std::tuple<int64_t, int64_t, size_t>, double> edges[3];
   };
+  // `vendor`: the group as PCCL's vendor library lays it out, for the kinds it runs (library_running).
   Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
-               workloads::AxisMask mask);
+               workloads::AxisMask mask, bool vendor = false);
   void load(Loads& loads, const std::vector<std::vector<int64_t>>& rings) const;
   void load_directed(Loads& loads, const std::vector<std::pair<int64_t, int64_t>>& edges) const;
   // The bandwidth one flow from device `from` to `to` gets: its route's slowest link, shared by the

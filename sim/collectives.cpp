@@ -68,9 +68,21 @@ Algorithm default_algorithm(OpKind kind, const std::string& library) {
       return library == "mpi" || library == "cray-mpich" ? Algorithm::binomial_tree : Algorithm::ring;
     case OpKind::all_to_all:
       return Algorithm::pairwise;
-    default:
+    case OpKind::all_gather:
+    case OpKind::reduce_scatter:
       return library == "pccl" ? Algorithm::hierarchical : Algorithm::ring;
+    default:
+      return Algorithm::ring;
   }
+}
+
+std::string vendor_library(const topology::Machine& machine) {
+  return machine.profile.library == "rccl" ? "rccl" : "nccl";
+}
+
+std::string library_running(OpKind kind, const std::string& library, const topology::Machine& machine) {
+  if (library != "pccl" || kind == OpKind::all_gather || kind == OpKind::reduce_scatter) return library;
+  return vendor_library(machine);
 }
 
 topology::TopologyOptions topology_options(const std::string& library) {

@@ -109,10 +109,19 @@ struct StepCosts {
 NcclHardware nccl_hardware(const topology::Machine& machine);
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for
-// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design; the GPU
-// libraries pipelined chains for broadcast and reduce, the MPI libraries binomial trees; all pairwise
-// exchange for all-to-all.
+// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design for
+// all-gather and reduce-scatter; the GPU libraries pipelined chains for broadcast and reduce, the MPI
+// libraries binomial trees; all pairwise exchange for all-to-all.
 Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
+
+// The vendor library beside PCCL: PCCL's intra-node phase is RCCL's on Frontier (Thesis, seed 002 §6.2.2),
+// NCCL's on NVIDIA machines. "rccl" where the machine profile's library is RCCL, else "nccl".
+std::string vendor_library(const topology::Machine& machine);
+// The library that runs a collective of `kind` in a run that uses `library`: PCCL implements all-gather
+// and reduce-scatter only (Thesis §6.2); the ZeRO-3 runs of §6.3.2 issue those with PCCL and every other
+// collective (the data-parallel all-reduce among them) with the vendor library, so under pccl the others
+// are vendor_library's, tuned as it tunes them. Every other library runs all its collectives.
+std::string library_running(workloads::OpKind kind, const std::string& library, const topology::Machine& machine);
 
 // How a library drives a node's NICs: Cray MPICH sends every inter-node flow through the node's first
 // NIC (seed 002 §6.1.2), the others use the NIC serving each device.

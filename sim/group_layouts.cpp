@@ -12,8 +12,26 @@ GroupLayouts::GroupLayouts(const workloads::Program& program, const workloads::P
       placement_(placement),
       topology_(topology),
       channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node),
-      // PCCL's intra-node phase is the vendor library's (seed 002 §6.2.2: RCCL on Frontier).
-      counter_rotating_(library == "rccl" || (library == "pccl" && topology.machine().profile.library == "rccl")) {
+      // PCCL's intra-node phase is the vendor library's (Thesis, seed 002 §6.2.2: RCCL on Frontier).
+      counter_rotating_(library == "rccl" || (library == "pccl" && vendor_library(topology.machine()) == "rccl")),
+      pccl_(library == "pccl") {
+}
+
+bool GroupLayouts::vendor_runs(workloads::OpKind kind) const {
+  return pccl_ && kind != workloads::OpKind::all_gather && kind != workloads::OpKind::reduce_scatter;
+}
+
+const GroupLayout& GroupLayouts::of(int64_t rank, workloads::AxisMask mask, workloads::OpKind kind) {
+  return vendor_runs(kind) ? vendor_of(rank, mask) : of(rank, mask);
+}
+
+const GroupLayout& GroupLayouts::vendor_of(int64_t rank, workloads::AxisMask mask) {
+  const auto key = std::make_pair(mask, program_.grid.group_member(rank, mask, 0));
+  if (const auto it = vendor_layouts_.find(key); it != vendor_layouts_.end()) return it->second;
+  // The vendor library's rings through the same members: one per NIC (NCCL's and RCCL's channels).
+  GroupLayout layout = of(rank, mask);
+  if (!topology_.options().one_nic_per_node) layout.channel_offsets = channel_offsets(rank, mask, layout);
+  return vendor_layouts_.emplace(key, std::move(layout)).first->second;
 }
 
 // The nodes of `rank`'s group along `mask`, and the rings NCCL/RCCL run across them: one per NIC

@@ -52,7 +52,7 @@ double NodeCollectives::seconds(int64_t rank, const workloads::Op& op, Algorithm
   const auto it = seconds_.find(key);
   if (it != seconds_.end()) return it->second;
   const auto steps =
-      costs_.plan(op.kind, algorithm, layouts_.of(rank, op.group), me, op.bytes, op.root, Fidelity::fast);
+      costs_.plan(op.kind, algorithm, layouts_.of(rank, op.group, op.kind), me, op.bytes, op.root, Fidelity::fast);
   const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
   const double ring_bw = rings ? ring_bandwidth(rank, op.group) : 0;
   const int64_t device = placement_.device_of(rank);

@@ -233,7 +233,7 @@ const std::vector<PhaseFlows>& PhasePlanner::collective(int32_t component, AxisM
       const int64_t first = grid.group_member(rank, mask, 0);
       if (std::find(firsts.begin(), firsts.end(), first) != firsts.end()) continue;
       firsts.push_back(first);
-      const auto plans = costs_.plan_group(kind, algorithm, layouts_.of(rank, mask), bytes, root, Fidelity::fast);
+      const auto plans = costs_.plan_group(kind, algorithm, layouts_.of(rank, mask, kind), bytes, root, Fidelity::fast);
       if (per_step.empty() && !plans.empty()) per_step.resize(plans.front().size());
       for (size_t me = 0; me < plans.size(); ++me) {
         if (plans[me].size() != per_step.size())

@@ -17,6 +17,7 @@ const RankActor::GroupInfo& RankActor::group_info(workloads::AxisMask mask) {
   GroupInfo g;
   g.mask = mask;
   g.layout = &st_.layouts.of(rank_, mask);
+  g.vendor_layout = &st_.layouts.of(rank_, mask, OpKind::all_reduce);
   g.on_node = st_.node_collectives && st_.node_collectives->on_node(rank_, mask);
   if (st_.phases) {
     g.component = st_.phases->component(actor_, mask);
@@ -96,7 +97,8 @@ void RankActor::start_message(int s, const Op& op) {
 void RankActor::start_collective(int s, const Op& op) {
   Flight& f = flights_[s];
   const GroupInfo& group = group_info(op.group);
-  f.algorithm = st_.tuner.choose(op.kind, *group.layout, op.bytes);
+  const GroupLayout& layout = st_.layouts.vendor_runs(op.kind) ? *group.vendor_layout : *group.layout;
+  f.algorithm = st_.tuner.choose(op.kind, layout, op.bytes);
   if (st_.options.free_communication) {
     complete(s);
     return;
@@ -107,7 +109,7 @@ void RankActor::start_collective(int s, const Op& op) {
     return;
   }
   const int32_t me = static_cast<int32_t>(st_.program.grid.index_in_group(rank_, op.group));
-  f.steps = st_.step_costs.plan(op.kind, f.algorithm, *group.layout, me, op.bytes, op.root, st_.options.fidelity);
+  f.steps = st_.step_costs.plan(op.kind, f.algorithm, layout, me, op.bytes, op.root, st_.options.fidelity);
   if (st_.phased) f.ordinal = collectives_started_[{op.group, s}]++;
   post_step(s);
   compute_pace();

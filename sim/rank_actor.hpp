@@ -48,8 +48,9 @@ class RankActor {
   struct GroupInfo {
     workloads::AxisMask mask = 0;
     const GroupLayout* layout = nullptr;
-    bool on_node = false;                       // folded, and every member on this rank's node
-    int32_t component = 0, component_size = 1;  // phased: the actors meeting at its phases
+    const GroupLayout* vendor_layout = nullptr;  // PCCL: the vendor library's kinds (GroupLayouts::vendor_runs)
+    bool on_node = false;                        // folded, and every member on this rank's node
+    int32_t component = 0, component_size = 1;   // phased: the actors meeting at its phases
   };
 
   // The op a stream runs, and where it is.

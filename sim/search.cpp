@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -69,8 +70,8 @@ std::vector<size_t> visiting_order(const Configuration& c) {
 // Estimates the variants of one configuration and adds it to the ranking (its fastest variant that
 // fits) or to the rejected (none fits). `too_large`: the variants found not to fit in the configurations
 // that differ from this one in a smaller micro-batch only; this one's are added.
-void search_configuration(const Configuration& c, AnalyticalModel& model, bool exhaustive, SearchResult& out,
-                          std::vector<Knobs>& too_large) {
+void search_configuration(const Configuration& c, size_t index, AnalyticalModel& model, bool exhaustive,
+                          SearchResult& out, std::vector<Knobs>& too_large) {
   out.variants += static_cast<int64_t>(c.variants.size());
   std::vector<Tried> tried;
   std::vector<std::string> reasons;  // each broken rule once per configuration
@@ -85,7 +86,7 @@ void search_configuration(const Configuration& c, AnalyticalModel& model, bool e
       ++out.broken;
       if (std::find(reasons.begin(), reasons.end(), e.what()) == reasons.end()) {
         reasons.push_back(e.what());
-        out.invalid.push_back({c.family, c.label(k), e.what()});
+        out.invalid.push_back({c.family, c.label(k), e.what(), e.path(), 0, 0, index});
       }
       return;
     }
@@ -126,11 +127,12 @@ void search_configuration(const Configuration& c, AnalyticalModel& model, bool e
   if (!best) {
     out.rejected.push_back({c.family, c.label(c.variants[least->variant]),
                             "needs " + gib(least->estimate.memory.total()) + " per GPU, the device has " +
-                                gib(least->estimate.device_memory)});
+                                gib(least->estimate.device_memory),
+                            "", least->estimate.memory.total(), least->estimate.device_memory, index});
     return;
   }
   const Knobs& k = c.variants[best->variant];
-  out.ranked.push_back({c.family, c.label(k), c.with(k), best->estimate});
+  out.ranked.push_back({c.family, c.label(k), c.with(k), best->estimate, 0});
 }
 
 }  // namespace
@@ -164,17 +166,26 @@ SearchResult search(const workloads::Workload& base, const topology::Topology& t
   // micro-batch, so what does not fit with one does not with a larger one either (configurations come
   // smallest micro-batch first).
   std::map<std::string, std::vector<Knobs>> too_large;
-  for (Family f : used)
-    for (const auto& c : configurations(base, f, options.gpus, options.vary)) {
-      const auto& p = c.workload.parallel.pipeline;
-      const std::string siblings = std::string(to_string(f)) + " " + c.axes + " " + workloads::to_string(p.schedule) +
-                                   " " + std::to_string(p.chunks);
-      search_configuration(c, model, options.exhaustive, out, too_large[siblings]);
-    }
+  // Every family's configurations first: progress can then say how many are left.
+  std::vector<Configuration> all;
+  for (Family f : used) {
+    auto some = configurations(base, f, options.gpus, options.vary);
+    all.insert(all.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto& c = all[i];
+    const auto& p = c.workload.parallel.pipeline;
+    const std::string siblings = std::string(to_string(c.family)) + " " + c.axes + " " +
+                                 workloads::to_string(p.schedule) + " " + std::to_string(p.chunks);
+    search_configuration(c, i, model, options.exhaustive, out, too_large[siblings]);
+    if (options.progress) options.progress({i + 1, all.size(), out.estimated, static_cast<int64_t>(out.ranked.size())});
+  }
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Candidate& a, const Candidate& b) {
     if (a.estimate.iteration != b.estimate.iteration) return a.estimate.iteration < b.estimate.iteration;
     return a.label < b.label;
   });
+  for (size_t i = 0; i < out.ranked.size(); ++i) out.ranked[i].analytical_rank = i + 1;
+  out.configurations = static_cast<int64_t>(all.size());
   return out;
 }
 

@@ -2,6 +2,7 @@
 // Configuration search: every valid configuration of the chosen families for N GPUs, filtered by the
 // memory model, ranked by the analytical model.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,14 @@ struct Vary {
   bool zero = true;               // 0 to 3 with more than one batch replica (axonn: up to 2)
 };
 
+// How far a search is, after each configuration.
+struct SearchProgress {
+  size_t configurations = 0;  // searched so far
+  size_t total = 0;           // of every family
+  int64_t estimated = 0;      // variants the analytical model estimated so far
+  int64_t ranked = 0;         // configurations with a variant that fits, so far
+};
+
 struct SearchOptions {
   int64_t gpus = 0;
   std::vector<Family> families;  // empty: every family that applies to the model
@@ -30,6 +39,9 @@ struct SearchOptions {
   // Estimate every memory-for-time variant instead of skipping those taken to be slower than one that
   // fits or larger than one that does not (config_space.hpp: no_slower, no_larger).
   bool exhaustive = false;
+  // Called after each configuration with how far the search is (a search of thousands of GPUs takes
+  // minutes: the caller shows progress); none when empty.
+  std::function<void(const SearchProgress&)> progress;
 };
 
 struct Candidate {
@@ -37,12 +49,18 @@ struct Candidate {
   std::string label;             // e.g. "x4 y2 z2 d2 mb8 full zero1": everything the search varied
   workloads::Workload workload;  // the base workload with this configuration
   AnalyticalEstimate estimate;
+  // Its place (1 = fastest) in the analytical model's ranking; a caller that re-ranks by simulation
+  // moves candidates and keeps this.
+  size_t analytical_rank = 0;
 };
 
 struct Rejected {
   Family family = Family::four_d;
   std::string label;
-  std::string reason;  // e.g. "needs 52.3 GiB per GPU, the device has 40 GiB"
+  std::string reason;                    // e.g. "needs 52.3 GiB per GPU, the device has 40 GiB"
+  std::string rule;                      // invalid: the field the broken rule names (e.g. training.global_batch)
+  double memory = 0, device_memory = 0;  // out of memory: bytes per GPU its least variant needs, and has
+  size_t configuration = 0;              // which configuration (its order in the search): rules are counted by it
 };
 
 // A configuration is ranked by its fastest variant that fits in memory; the others are counted.
@@ -52,6 +70,7 @@ struct SearchResult {
   std::vector<Rejected> invalid;   // variants that break a rule of the workload format (e.g. x does not
                                    // divide the heads), each rule once per configuration
   int64_t enumerated = 0;          // configurations with a valid variant: ranked + rejected
+  int64_t configurations = 0;      // every configuration looked at, valid or not
   int64_t variants = 0;            // memory-for-time variants of every configuration
   int64_t estimated = 0;           // variants the analytical model estimated
   int64_t skipped = 0;  // variants skipped: no faster than one that fits, or no smaller than one that does not

@@ -21,7 +21,10 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
   const double host = machine.node.host.memory_bandwidth, hbm = machine.node.device.hbm_bandwidth;
   c.host_memory_bandwidth = host > 0 ? host : 100e9;
   c.device_memory_bandwidth = hbm > 0 ? hbm : 1e12;
-  if (library == "nccl" && machine.profile.nccl) c.nccl = nccl_hardware(machine);
+  // Under PCCL the all-reduce, broadcast and reduce are NCCL's where NCCL is the vendor library
+  // (library_running); PCCL's own hierarchical plans take no NCCL protocol.
+  if ((library == "nccl" || (library == "pccl" && vendor_library(machine) == "nccl")) && machine.profile.nccl)
+    c.nccl = nccl_hardware(machine);
   return c;
 }
 

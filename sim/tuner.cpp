@@ -46,7 +46,10 @@ double tree_correction(double bytes) {
 }  // namespace
 
 Tuner::Tuner(const topology::Topology& topology, std::string library, std::map<OpKind, Algorithm> forced)
-    : library_(std::move(library)), forced_(std::move(forced)), costs_(StepCosts::of(topology.machine(), library_)) {
+    : library_(std::move(library)),
+      all_reduce_library_(library_running(OpKind::all_reduce, library_, topology.machine())),
+      forced_(std::move(forced)),
+      costs_(StepCosts::of(topology.machine(), library_)) {
   const auto& m = topology.machine();
   const int64_t per_node = m.devices_per_node();
   if (per_node > 1 && topology.devices() > 1) {
@@ -106,8 +109,10 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
 
 Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {
   if (const auto it = forced_.find(kind); it != forced_.end()) return it->second;
-  const Algorithm fallback = default_algorithm(kind, library_);
-  const bool tunes = (library_ == "nccl" || library_ == "rccl") && kind == OpKind::all_reduce;
+  // Under PCCL the all-reduce is the vendor library's, tuned as it tunes it (library_running).
+  const std::string& library = kind == OpKind::all_reduce ? all_reduce_library_ : library_;
+  const Algorithm fallback = default_algorithm(kind, library);
+  const bool tunes = (library == "nccl" || library == "rccl") && kind == OpKind::all_reduce;
   // NCCL runs trees between nodes only; inside one node its rings follow the fastest links.
   if (!tunes || layout.size() <= 2 ||
       std::all_of(layout.node.begin(), layout.node.end(), [&](int32_t n) { return n == layout.node.front(); }))

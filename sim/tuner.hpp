@@ -4,8 +4,9 @@
 // algorithm uses, and runs the fastest: rings for large buffers on few nodes, the double binary tree
 // where a ring's 2(p-1) steps of latency dominate (many nodes, small or medium buffers). The tuner
 // here does the same with the machine profile's step cost and the node graph's and NICs' bandwidths,
-// knowing nothing of the other traffic (as NCCL's does not). Other kinds and libraries keep
-// default_algorithm; an algorithm forced by the user wins.
+// knowing nothing of the other traffic (as NCCL's does not). Under PCCL the all-reduce is the vendor
+// library's and tuned the same way (library_running). Other kinds and libraries keep default_algorithm;
+// an algorithm forced by the user wins.
 #include <map>
 #include <string>
 #include <tuple>
@@ -27,6 +28,7 @@ class Tuner {
 
  private:
   std::string library_;
+  std::string all_reduce_library_;  // the library that runs the all-reduce (library_running)
   std::map<workloads::OpKind, Algorithm> forced_;
   StepCosts costs_;
   double intra_bandwidth_ = 0, intra_latency_ = 0;  // between two devices of a node

@@ -8,15 +8,19 @@ namespace paratwin::sim::algorithms {
 
 using workloads::OpKind;
 
-// PCCL (seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same place
-// in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
-// reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. Groups whose
-// nodes hold different numbers of members fall back to rings.
+// PCCL (Thesis, seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same
+// place in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
+// reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. The inter-node
+// phase is recursive doubling (all-gather) and halving (reduce-scatter) over Cray MPICH's point-to-point
+// calls (§6.2.3), a ring where the node count is not a power of two. A group with one member per node
+// (AxoNN's z groups on Frontier, the Thesis's inter-node case) is that inter-node phase alone: no intra-node
+// ring and no shuffle, the output already in member order. A group inside one node is RCCL's ring
+// (§6.2.2); groups whose nodes hold different numbers of members fall back to one ring too.
 std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, Fidelity fidelity) {
   const int32_t m = layout.members_per_node();
   const auto by_node = members_by_node(layout);
   const auto nodes = static_cast<int32_t>(by_node.size());
-  if (m <= 1 || nodes == 1) {  // one level (or uneven nodes): a single ring
+  if (m == 0 || nodes == 1) {  // uneven nodes, or one node: a single ring
     GroupLayout single = layout;
     single.channel_offsets.clear();
     return plan(kind, Algorithm::ring, single, me, bytes, -1, fidelity);
@@ -35,6 +39,12 @@ std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t m
     return power_of_two(nodes) ? halving(inter, j, input)
                                : rings({inter}, me, nodes - 1, input / nodes, nodes - 1, fidelity);
   };
+  if (m == 1) {  // the inter-node phase alone
+    if (kind == OpKind::all_gather) return inter_gather(bytes / p);
+    auto steps = inter_reduce(bytes);
+    if (kind != OpKind::reduce_scatter) append(steps, inter_gather(bytes / p));
+    return steps;
+  }
   const auto gather = [&] {
     auto steps = inter_gather(bytes / p);
     append(steps, rings(with_reverse({intra}, layout.counter_rotating), me, m - 1, bytes / m, 0, fidelity));

@@ -57,7 +57,7 @@ expect2 "must end in .svg or .png" "$pt" compare rccl pccl --plot "$dir/x.pdf"
 expect2 "does not exist: put an edited copy of summit there" "$pt" compare --machines "$whatif" -m summit
 expect2 "give two runs" "$pt" compare frontier
 sed 's/"stages"/"stagez"/' "$dir/a.json" >"$dir/broken.json"
-expect2 "broken.json: is not a run summary of paratwin simulate or exec --json" "$pt" compare "$dir/broken.json" "$dir/b.json"
+expect2 "broken.json: stages: is required but missing" "$pt" compare "$dir/broken.json" "$dir/b.json"
 expect2 "m.json" "$pt" compare "$dir/m.json" "$dir/m.json"
 [[ -e $dir/x.pdf ]] && fail "x.pdf written"
 echo "compare: machines, --machines, workloads, libraries, summaries and refusals all pass"

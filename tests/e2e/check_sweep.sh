@@ -7,6 +7,11 @@
 #            the clean run drew both plots
 #   failing  points that cannot run are rows with status "failed" and their reason, the others complete,
 #            and the exit status is 3
+#   defaults (issue 33, item 5) a spec without "fidelity" runs each point at simulate's automatic
+#            fidelity (exact up to 64 GPUs, folded above 512), says so on stderr as each point starts
+#            (not with --no-progress), and its scaling plot has an ideal line per curve
+#   mpi-stopped (item 19) rank 0 of `mpirun -np 2 paratwin sweep` stopped (SIGSTOP) mid-sweep: the
+#            worker notices within its limit and ends the job, exit status 4, naming rank 0
 set -u
 mode=$1; paratwin=$2; spec=$3
 dir=$(mktemp -d)
@@ -77,5 +82,54 @@ case $mode in
     grep -q "6 points: 0 skipped .*, 6 computed, 4 failed" "$dir/failing.out" || fail "the summary does not count them"
     echo "ok: 4 failing points reported with their reasons, 2 completed, exit status 3"
     ;;
-  *) echo "usage: $0 mpi|resume|failing PARATWIN SPEC" >&2; exit 2 ;;
+  defaults)
+    sweep defaults --jobs 1
+    [[ $status -eq 0 ]] || fail "exit status $status"
+    out=$dir/defaults.out
+    grep -Eq "starting point 1 of [0-9]+: .*, 2 GPUs, simulate: exact fidelity \(auto: up to 64 ranks\); timeout 610 s" "$out" ||
+      fail "no start line at exact fidelity for 2 GPUs"
+    grep -Eq "starting point [0-9]+ of [0-9]+: .*, 1024 GPUs, simulate: fast fidelity, folded \(auto: above 512 ranks\)" "$out" ||
+      fail "no start line at fast, folded fidelity for 1024 GPUs"
+    grep -q '"fidelity": "auto"' "$dir/defaults/sweep.json" || fail "sweep.json does not say fidelity auto"
+    if command -v gnuplot >/dev/null; then
+      [[ $(grep -c 'with lines dashtype 2' "$dir/defaults/plots.gp") -eq 2 ]] || fail "plots.gp draws no ideal line in both panels"
+      grep -q "title 'ideal scaling" "$dir/defaults/plots.gp" || fail "the ideal line has no title"
+    fi
+    sweep quiet --jobs 1 --no-progress --plots none
+    [[ $status -eq 0 ]] || fail "--no-progress run exited $status"
+    ! grep -q "starting point\|\[1/" "$dir/quiet.out" || fail "--no-progress printed progress"
+    echo "ok: automatic fidelity per point, start lines on stderr, ideal scaling lines"
+    ;;
+  mpi-stopped)
+    command -v mpirun >/dev/null || { echo "skipped: no mpirun"; exit 77; }
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    mpirun --oversubscribe -np 2 "$paratwin" sweep --spec "$spec" --out "$dir/mpi" --jobs 1 --point-timeout 5 \
+      --plots none >"$dir/mpi.out" 2>&1 &
+    job=$!
+    root=""
+    for _ in $(seq 600); do
+      # Rank 0: the sweep process whose environment says so, not one of its point children (they
+      # inherit it; their parent is paratwin).
+      for pid in $(pgrep -f "$paratwin sweep"); do
+        tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=0" || continue
+        parent=$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+        [[ $(cat "/proc/$parent/comm" 2>/dev/null) == paratwin ]] || root=$pid
+      done
+      [[ -n $root ]] && grep -q "starting point" "$dir/mpi.out" && break
+      sleep 0.05
+    done
+    [[ -n $root ]] || { kill -KILL $job; fail "rank 0 never started"; }
+    kill -STOP "$root"
+    started=$SECONDS
+    while kill -0 $job 2>/dev/null && ((SECONDS - started < 60)); do sleep 0.2; done
+    if kill -0 $job 2>/dev/null; then
+      kill -CONT "$root"; kill -KILL "$root" $job; fail "the job still runs 60 s after rank 0 was stopped"
+    fi
+    wait $job; status=$?
+    kill -KILL "$root" 2>/dev/null
+    [[ $status -eq 4 ]] || fail "exit status $status, expected 4"
+    grep -Eq "error \(MPI rank 1\): rank 0 made no progress for [0-9.]+ s" "$dir/mpi.out" || fail "no message naming rank 0"
+    echo "ok: rank 0 stopped, the job ended in $((SECONDS - started)) s with exit status 4"
+    ;;
+  *) echo "usage: $0 mpi|resume|failing|defaults|mpi-stopped PARATWIN SPEC" >&2; exit 2 ;;
 esac

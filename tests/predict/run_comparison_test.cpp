@@ -66,6 +66,37 @@ TEST(RunComparison, TableAndJson) {
   EXPECT_TRUE(absent);
 }
 
+// The algorithm each run used, per collective, and the memory verdict of each: a run that does not fit
+// is marked in the header, on the memory rows and in the JSON document (issue 33: compare dropped it).
+TEST(RunComparison, AlgorithmPerSideAndOutOfMemoryMarked) {
+  auto a = run(2.0, 2e-3, false), b = run(1.5, 4e-3, false);
+  b.collectives.front().algorithm = "tree";
+  b.device_bytes = b.max_bytes_per_rank / 2;
+  b.fits = false;
+  const auto rows = pp::comparison_rows(a, b);
+  const auto& algorithm = row(rows, "all_reduce pipe (group size 2): algorithm");
+  EXPECT_EQ(*algorithm.a_text, "ring");
+  EXPECT_EQ(*algorithm.b_text, "tree");
+  EXPECT_FALSE(algorithm.change_percent());
+  EXPECT_EQ(row(rows, "memory per rank").note, "B: OUT OF MEMORY");
+  EXPECT_EQ(*row(rows, "fits in device memory").b_text, "NO: OOM");
+  const auto table = pp::comparison_table({"a", a}, {"b", b}, {"a note"});
+  EXPECT_NE(table.find("GiB: fits\nB  b: "), std::string::npos) << table;
+  EXPECT_NE(table.find("GiB: OUT OF MEMORY\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("ring           tree                  changed"), std::string::npos) << table;
+  EXPECT_NE(table.find("<< B: OUT OF MEMORY"), std::string::npos) << table;
+  EXPECT_NE(table.find("  a note\n"), std::string::npos) << table;
+  const auto j = pp::comparison_json({"a", a}, {"b", b}, {"a note"});
+  EXPECT_FALSE(j["a"]["out_of_memory"].get<bool>());
+  EXPECT_TRUE(j["b"]["out_of_memory"].get<bool>());
+  bool algorithm_row = false;
+  for (const auto& r : j["rows"])
+    if (r["what"] == "all_reduce pipe (group size 2): algorithm")
+      algorithm_row = r["a"] == "ring" && r["b"] == "tree" && r["changed"] == true;
+  EXPECT_TRUE(algorithm_row);
+  EXPECT_EQ(j["notes"][0], "a note");
+}
+
 TEST(RunPlot, FormatByExtensionAndLabelsThatFit) {
   EXPECT_EQ(pp::plot_format("x/run.svg", "--plot"), "svg");
   EXPECT_EQ(pp::plot_format("run.png", "--plot"), "png");

@@ -1,6 +1,6 @@
 // `paratwin search` after the configuration search: the heading with what was dropped, the ranking
-// with simulations pending, done or failed, the fastest simulation, the best configurations predicted
-// one by one, and the JSON document.
+// once, with the simulated rows re-ranked by their simulated times, why nothing ranked, the best
+// configurations predicted one by one, and the JSON document.
 #include "predict/search_report.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 #include "predict/predict.hpp"
 #include "predict/search_emit.hpp"
+#include "predict/search_rerank.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
@@ -68,25 +69,66 @@ TEST(SearchReport, HeadingCountsAndShowsTheDroppedConfigurations) {
   EXPECT_NE(heading.find(", " + std::to_string(s.result.broken) + " break a rule\n"), std::string::npos) << heading;
 }
 
-TEST(SearchReport, RankingShowsSimulationsAsTheyArrive) {
+TEST(SearchReport, OneTableWithTheSimulatedRowsReRanked) {
   const auto& r = searched().result;
-  const auto pending = pp::ranking_table(r, 3, 2, nlohmann::json::array());
-  EXPECT_EQ(lines(pending), 1 + 3 + 1u);  // header, three rows, "... N more"
-  EXPECT_NE(pending.find("pending"), std::string::npos);
-  EXPECT_NE(pending.find("  ... " + std::to_string(r.ranked.size() - 3) + " more (--top)\n"), std::string::npos);
+  const auto analytical = pp::ranking_table(r, 3, nlohmann::json::array());
+  EXPECT_EQ(lines(analytical), 1 + 3 + 1u);  // header, three rows, "... N more"
+  EXPECT_EQ(analytical.find("analytical rank"), std::string::npos) << analytical;
+  EXPECT_NE(analytical.find("  ... " + std::to_string(r.ranked.size() - 3) + " more (--top)\n"), std::string::npos);
 
-  const nlohmann::json done = {{{"iteration_seconds", 2.5}}, {{"error", "it broke"}}};
-  const auto table = pp::ranking_table(r, 1, 2, done);
-  EXPECT_EQ(lines(table), 1 + 2 + 1u);  // the simulated rows are shown beyond --top
+  // The second simulated faster than the first, the third failed: re-ranked 2, 1, then the failure.
+  auto result = r;
+  nlohmann::json simulations = {{{"iteration_seconds", 3.0}}, {{"iteration_seconds", 2.5}}, {{"error", "it broke"}}};
+  EXPECT_EQ(pp::rerank_by_simulation(result, simulations), 2u);
+  EXPECT_EQ(result.ranked[0].label, r.ranked[1].label);
+  EXPECT_EQ(result.ranked[0].analytical_rank, 2u);
+  EXPECT_EQ(result.ranked[1].analytical_rank, 1u);
+  EXPECT_EQ(result.ranked[2].analytical_rank, 3u);
+  EXPECT_EQ(simulations[0]["iteration_seconds"], 2.5);
+  const auto table = pp::ranking_table(result, 1, simulations);
+  EXPECT_EQ(lines(table), 1 + 3 + 1 + 1u) << table;  // header, the simulated rows beyond --top, more, the note
+  EXPECT_NE(table.find("analytical rank"), std::string::npos) << table;
   EXPECT_NE(table.find(" 2.5000 "), std::string::npos) << table;
   EXPECT_NE(table.find(" failed "), std::string::npos) << table;
-  EXPECT_EQ(table.find("pending"), std::string::npos);
+  EXPECT_NE(table.find("  2 (moved)\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("  1 (moved)\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("rows 1-3 were simulated and are ranked by their simulated times (2 moved"), std::string::npos)
+      << table;
+  // --json and --emit keep both ranks.
+  const auto j = pp::search_json(searched().setting, result, std::nullopt, simulations);
+  EXPECT_EQ(j["ranked"][0]["rank"], 1);
+  EXPECT_EQ(j["ranked"][0]["analytical_rank"], 2);
+  const auto files = pp::emitted_files("out", searched().setting, result, 2, std::nullopt, simulations);
+  EXPECT_NE(files.back().second.find(",2\n"), std::string::npos) << files.back().second;
+}
 
-  EXPECT_EQ(pp::fastest_simulated(r, nlohmann::json::array({{{"error", "x"}}})), "");
-  const nlohmann::json two = {{{"iteration_seconds", 3.0}}, {{"iteration_seconds", 2.0}}};
-  EXPECT_EQ(pp::fastest_simulated(r, two), "  fastest simulated: rank 2, " +
-                                               std::string(ps::to_string(r.ranked[1].family)) + " " +
-                                               r.ranked[1].label + ", 2.0000 s per iteration\n");
+TEST(SearchReport, NothingRankedSaysWhyAndWhatToChange) {
+  pp::SearchSetting s{"GPT", "frontier", "rccl", 1000, true, 8};
+  ps::SearchResult r;
+  r.configurations = 3;
+  r.invalid = {{ps::Family::ptdp, "t1 p1 d1000 mb1", "training.global_batch: = 2048 is not a multiple",
+                "training.global_batch", 0, 0, 0},
+               {ps::Family::ptdp, "t2 p1 d500 mb1", "training.global_batch: = 2048 is not a multiple",
+                "training.global_batch", 0, 0, 1},
+               {ps::Family::ptdp, "t2 p1 d500 mb2", "training.global_batch: = 2048 is not a multiple (mb2)",
+                "training.global_batch", 0, 0, 1},
+               {ps::Family::ptdp, "t125 p1 d8 mb1", "parallelism.tensor.size: does not divide",
+                "parallelism.tensor.size", 0, 0, 2}};
+  const auto rules = pp::nothing_ranked(s, r, 2048);
+  EXPECT_NE(rules.find("the one broken most, by 2 of 3 configurations, is on training.global_batch, e.g. ptdp t1 p1 "
+                       "d1000 mb1"),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("--gpus 512 or --gpus 1024, or a training.global_batch that 1000 divides (e.g. 2000)"),
+            std::string::npos)
+      << rules;
+  r.rejected = {{ps::Family::ptdp, "t1 p1 d1 mb1 full", "needs", "", 80.0 * (1 << 30), 64.0 * (1 << 30), 0},
+                {ps::Family::ptdp, "t1 p1 d1 mb2 full", "needs", "", 90.0 * (1 << 30), 64.0 * (1 << 30), 1}};
+  const auto memory = pp::nothing_ranked(s, r, 2048);
+  EXPECT_NE(memory.find("no configuration of 1000 GPUs fits in memory: the smallest, ptdp t1 p1 d1 mb1 full, needs "
+                        "80.0 GiB per GPU and a frontier device has 64.0 GiB"),
+            std::string::npos)
+      << memory;
 }
 
 TEST(SearchReport, TheBestArePredictedOneByOneAndTheDocumentHasEveryConfiguration) {
@@ -162,7 +204,8 @@ TEST(SearchReport, EmittedWorkloadsRunAsTheyAreAndTheIndexListsThem) {
   const auto& [index_path, index] = files.back();
   EXPECT_EQ(index_path, "out/index.csv");
   EXPECT_EQ(lines(index), 4u);
-  EXPECT_EQ(index.rfind("rank,file,family,configuration,analytical_seconds,simulated_seconds,gib_per_gpu\n1," +
+  EXPECT_EQ(index.rfind("rank,file,family,configuration,analytical_seconds,simulated_seconds,gib_per_gpu,analytical_"
+                        "rank\n1," +
                             pp::emitted_file_name(s.result, 0) + ",",
                         0),
             0u)

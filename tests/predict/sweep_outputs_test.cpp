@@ -6,11 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "common/input_error.hpp"
+#include "predict/child_pool.hpp"
 #include "predict/sweep_run.hpp"
 
 namespace pp = paratwin::predict;
@@ -51,8 +55,10 @@ TEST_F(SweepRun, PointsRunInChildrenAndResumeFromTheJournal) {
   size_t done = 0;
   {
     pp::SweepJournal journal((dir_ / "journal.jsonl").string(), false);
+    pp::SweepRunOptions options;
+    options.jobs = 2;
     pp::run_sweep_points(
-        spec_, points_, mine, 2,
+        spec_, points_, mine, options,
         [&](size_t index, nlohmann::json row, int) {
           journal.record(points_[index].key, row, 0);
           rows[index] = std::move(row);
@@ -172,4 +178,30 @@ TEST_F(SweepRun, CsvJsonAndPlotsOfTheRows) {
   for (const auto& p : points_) none[p.index] = pp::failed_row(spec_, p, "not run");
   EXPECT_EQ(pp::write_sweep_plots(spec_, points_, none, dir_.string(), "svg"), "no plots: no point succeeded");
   EXPECT_FALSE(std::filesystem::exists(dir_ / "plots.gp"));
+}
+
+// Issue 33, item 19: a child that outlives its timeout (here stopped by SIGSTOP, as a frozen point) is
+// killed and gives a failed result saying so, while one within its timeout gives its value.
+TEST(ChildPoolTimeout, AStoppedChildIsKilledAtItsTimeout) {
+  pp::ChildPool pool(2);
+  pool.start(
+      0,
+      [] {
+        ::raise(SIGSTOP);
+        return nlohmann::json(1);
+      },
+      0.5);
+  pool.start(
+      1, [] { return nlohmann::json(2); }, 30);
+  std::map<size_t, pp::ChildResult> results;
+  const auto start = std::chrono::steady_clock::now();
+  while (results.size() < 2)
+    if (auto r = pool.wait(-1)) results[r->id] = *r;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  EXPECT_TRUE(results[1].ok);
+  EXPECT_EQ(results[1].value, 2);
+  EXPECT_FALSE(results[0].ok);
+  EXPECT_EQ(results[0].error,
+            "timed out: the point's process ran 0.5 s (its timeout) without a result, stopped (SIGSTOP or a "
+            "debugger), and was killed");
 }

@@ -7,6 +7,7 @@
 
 #include "common/input_error.hpp"
 #include "predict/sweep_point.hpp"
+#include "predict/sweep_run.hpp"
 #include "predict/sweep_spec.hpp"
 
 namespace pp = paratwin::predict;
@@ -115,4 +116,47 @@ TEST(Sweep, OverlongMachineNameRefused) {
     EXPECT_EQ(e.path(), path + ": machines[0]");
     EXPECT_NE(e.message().find("is neither a built-in machine"), std::string::npos) << e.message();
   }
+}
+
+// Issue 33, item 5: without "fidelity" each simulated point runs at simulate's automatic fidelity by its
+// GPU count; a point's key is that of the fidelity it runs at, so "auto" and the same choice written
+// out share journal rows, and a spec that says "fast" keeps the keys it had.
+TEST(Sweep, AutomaticFidelityByPointAndItsKeys) {
+  const auto spec_text = [](const std::string& extra) {
+    return R"({"name": "auto", "workloads": ["../../../workloads/examples/tiny-dp.json"], "machines": ["frontier"],
+      "gpus": [2, 128, 1024], "scaling": "weak")" +
+           extra + "}";
+  };
+  const std::string path = spec_file("auto.json");
+  const auto automatic = pp::parse_sweep_spec(spec_text(""), path);
+  EXPECT_EQ(automatic.fidelity, "auto");
+  const auto points = pp::enumerate_points(automatic);
+  ASSERT_EQ(points.size(), 3u);
+  const auto at = [&](size_t i) { return pp::point_fidelity(automatic, points[i]); };
+  EXPECT_EQ(at(0).fidelity, "exact");
+  EXPECT_EQ(at(1).fidelity, "fast");
+  EXPECT_FALSE(at(1).fold);
+  EXPECT_EQ(at(2).fidelity, "fast");
+  EXPECT_TRUE(at(2).fold);
+  // The default timeout follows SimGrid's cost at the point's fidelity.
+  EXPECT_EQ(pp::default_point_timeout(automatic, points[0]), 600 + 5 * 2);
+  EXPECT_EQ(pp::default_point_timeout(automatic, points[1]), 600 + 2 * 128);
+  EXPECT_DOUBLE_EQ(pp::default_point_timeout(automatic, points[2]), 600 + 0.2 * 1024);
+  EXPECT_NE(pp::sweep_start_line(3, 3, automatic, points[2], 1624)
+                .find(", 1024 GPUs, simulate: fast fidelity, folded (auto: above 512 ranks); timeout 1624 s"),
+            std::string::npos)
+      << pp::sweep_start_line(3, 3, automatic, points[2], 1624);
+
+  const auto exact = pp::enumerate_points(pp::parse_sweep_spec(spec_text(R"(, "fidelity": "exact")"), path));
+  const auto fast = pp::enumerate_points(pp::parse_sweep_spec(spec_text(R"(, "fidelity": "fast")"), path));
+  EXPECT_EQ(points[0].key, exact[0].key);
+  EXPECT_EQ(points[1].key, fast[1].key);
+  EXPECT_NE(points[2].key, fast[2].key);  // folded against one actor per rank
+  EXPECT_NE(pp::sweep_start_line(2, 3, pp::parse_sweep_spec(spec_text(R"(, "fidelity": "fast")"), path), fast[1], 0)
+                .find("fast fidelity (the spec's \"fidelity\": \"fast\"); no timeout"),
+            std::string::npos);
+  // "fold" goes with "auto" (every point folded) but not with "exact".
+  const auto folded = pp::parse_sweep_spec(spec_text(R"(, "fold": true)"), path);
+  EXPECT_TRUE(pp::point_fidelity(folded, pp::enumerate_points(folded)[0]).fold);
+  EXPECT_THROW(pp::parse_sweep_spec(spec_text(R"(, "fidelity": "exact", "fold": true)"), path), paratwin::InputError);
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/collectives.hpp"
+#include "topology/machine.hpp"
 
 namespace ps = paratwin::sim;
 using paratwin::workloads::OpKind;
@@ -182,6 +183,34 @@ TEST(Algorithms, HierarchicalAllGatherIsInterNodeThenIntraNodeThenShuffle) {
   EXPECT_EQ(odd.steps, 2u + 3u);
 }
 
+// One member per node (AxoNN's z groups on Frontier): PCCL's inter-node phase alone (Thesis §6.2.3),
+// recursive doubling and halving, not a flat ring; the output already in member order, so no shuffle.
+TEST(Algorithms, HierarchicalWithOneMemberPerNodeIsRecursiveDoublingAndHalving) {
+  const double n = 8e6;
+  const auto layout = nodes_of(8, 1);
+  const auto ag = check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, layout, n);
+  EXPECT_EQ(ag.steps, 3u);  // log2(8), where a ring takes 7
+  EXPECT_DOUBLE_EQ(ag.received, 7.0 / 8 * n);
+  EXPECT_DOUBLE_EQ(ag.local, 0);
+  const auto first = ps::plan(OpKind::all_gather, ps::Algorithm::hierarchical, layout, 0, n, 0, ps::Fidelity::exact);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[0].sends[0].peer, 1);  // distance 1, 2, 4
+  EXPECT_EQ(first[1].sends[0].peer, 2);
+  EXPECT_EQ(first[2].sends[0].peer, 4);
+  const auto rs = check_plan(OpKind::reduce_scatter, ps::Algorithm::hierarchical, layout, n);
+  EXPECT_EQ(rs.steps, 3u);
+  EXPECT_DOUBLE_EQ(rs.reduced, 7.0 / 8 * n);
+  const auto ar = check_plan(OpKind::all_reduce, ps::Algorithm::hierarchical, layout, n);
+  EXPECT_EQ(ar.steps, 6u);
+  // The same in fast fidelity: recursive steps are not aggregated.
+  EXPECT_EQ(check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, layout, n, ps::Fidelity::fast).steps, 3u);
+  // Nodes that are not a power of two: a ring between them; uneven nodes: one ring.
+  EXPECT_EQ(check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, nodes_of(3, 1), n).steps, 2u);
+  ps::GroupLayout uneven;
+  uneven.node = {0, 0, 1};
+  EXPECT_EQ(check_plan(OpKind::all_gather, ps::Algorithm::hierarchical, uneven, n).steps, 2u);
+}
+
 TEST(Algorithms, AllToAllPairwiseOrDirect) {
   const double n = 64e6;
   const auto pairwise = check_plan(OpKind::all_to_all, ps::Algorithm::pairwise, ps::GroupLayout::flat(8), n);
@@ -237,6 +266,15 @@ TEST(Algorithms, PipelinedChainCarriesTheBufferOncePerLink) {
 TEST(Algorithms, LibrariesChooseTheirAlgorithms) {
   EXPECT_EQ(ps::default_algorithm(OpKind::all_gather, "rccl"), ps::Algorithm::ring);
   EXPECT_EQ(ps::default_algorithm(OpKind::reduce_scatter, "pccl"), ps::Algorithm::hierarchical);
+  EXPECT_EQ(ps::default_algorithm(OpKind::all_gather, "pccl"), ps::Algorithm::hierarchical);
+  // PCCL implements all-gather and reduce-scatter only (Thesis §6.2): the rest is the vendor library's.
+  EXPECT_EQ(ps::default_algorithm(OpKind::all_reduce, "pccl"), ps::Algorithm::ring);
+  const auto frontier = paratwin::topology::resolve_machine("frontier");
+  const auto perlmutter = paratwin::topology::resolve_machine("perlmutter");
+  EXPECT_EQ(ps::library_running(OpKind::all_reduce, "pccl", frontier), "rccl");
+  EXPECT_EQ(ps::library_running(OpKind::broadcast, "pccl", perlmutter), "nccl");
+  EXPECT_EQ(ps::library_running(OpKind::all_gather, "pccl", frontier), "pccl");
+  EXPECT_EQ(ps::library_running(OpKind::all_reduce, "cray-mpich", frontier), "cray-mpich");
   EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "nccl"), ps::Algorithm::ring);
   EXPECT_EQ(ps::default_algorithm(OpKind::reduce, "rccl"), ps::Algorithm::ring);
   EXPECT_EQ(ps::default_algorithm(OpKind::broadcast, "cray-mpich"), ps::Algorithm::binomial_tree);

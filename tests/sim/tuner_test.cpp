@@ -119,3 +119,21 @@ TEST(Tuner, NcclTablesPriceTheLatency) {
     EXPECT_LT(estimate, choice->latency * 1.2);  // 4 KiB: the bandwidth term is small
   }
 }
+
+// PCCL implements all-gather and reduce-scatter only (Thesis §6.2): its all-reduce is the vendor
+// library's, tuned the same way (RCCL's on Frontier, NCCL's on Perlmutter), and its own collectives
+// are hierarchical whatever the layout.
+TEST(Tuner, PcclLeavesTheAllReduceToTheVendorLibrary) {
+  for (const auto& [machine, vendor] : {std::pair{"frontier", "rccl"}, std::pair{"perlmutter", "nccl"}}) {
+    const pt::Topology topology(pt::resolve_machine(machine).slice(64));
+    ps::Tuner pccl(topology, "pccl"), own(topology, vendor);
+    for (const auto& layout : {nodes_of(64, 1), nodes_of(8, 4), nodes_of(2, 4)})
+      for (double bytes : {1e4, 16e6, 1e9}) {
+        EXPECT_EQ(pccl.choose(OpKind::all_reduce, layout, bytes), own.choose(OpKind::all_reduce, layout, bytes))
+            << machine << ", " << layout.size() << " members, " << bytes << " B";
+        EXPECT_EQ(pccl.choose(OpKind::all_gather, layout, bytes), ps::Algorithm::hierarchical);
+        EXPECT_EQ(pccl.choose(OpKind::reduce_scatter, layout, bytes), ps::Algorithm::hierarchical);
+      }
+    EXPECT_EQ(pccl.choose(OpKind::all_reduce, nodes_of(64, 1), 16e6), ps::Algorithm::tree) << machine;
+  }
+}

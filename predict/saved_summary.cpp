@@ -1,0 +1,113 @@
+#include "predict/saved_summary.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "common/input_error.hpp"
+#include "common/json_reader.hpp"
+
+namespace paratwin::predict {
+
+namespace {
+
+std::string item(const std::string& key, size_t i) {
+  return key + "[" + std::to_string(i) + "]";
+}
+
+// A figure that must be above zero: an iteration of no time has no throughput to compare.
+double positive(JsonReader& r, const std::string& key, double max) {
+  const double v = r.number(key, std::nullopt, 0, max);
+  if (v <= 0) r.fail(key, "= 0 is not a run's figure: it must be above 0");
+  return v;
+}
+
+double seconds(JsonReader& r, const std::string& key) {
+  return r.number(key, std::nullopt, 0, kSummaryMaxSeconds);
+}
+
+StageSummary stage(JsonReader& r, int64_t ranks) {
+  StageSummary s;
+  s.stage = r.integer("stage", std::nullopt, 0, ranks - 1);
+  s.compute = seconds(r, "compute");
+  s.exposed_comm = seconds(r, "exposed_comm");
+  s.bubble = seconds(r, "bubble");
+  s.other_idle = seconds(r, "other_idle");
+  return s;
+}
+
+CollectiveSummary collective(JsonReader& r, int64_t ranks) {
+  std::vector<std::string> kinds;
+  for (int k = 0; k < workloads::kOpKinds; ++k) {
+    const auto kind = static_cast<workloads::OpKind>(k);
+    if (workloads::is_collective(kind) || workloads::is_p2p(kind)) kinds.emplace_back(workloads::to_string(kind));
+  }
+  CollectiveSummary c;
+  c.kind = *workloads::parse_op_kind(r.choice("kind", kinds));
+  c.algorithm = r.string("algorithm");
+  c.group = r.string("group");
+  c.group_size = r.integer("group_size", std::nullopt, 1, ranks);
+  c.count = r.integer("count", std::nullopt, 0, kSummaryMaxCalls);
+  c.bytes = r.number("bytes", std::nullopt, 0, kSummaryMaxBytes);
+  c.seconds = seconds(r, "seconds");
+  c.exposed = seconds(r, "exposed_seconds");
+  return c;
+}
+
+}  // namespace
+
+RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file) {
+  RunSummary s;
+  try {
+    JsonReader r(doc, "");
+    s.workload = r.string("workload");
+    s.machine = r.string("machine");
+    s.ranks = r.integer("ranks", std::nullopt, 1, kSummaryMaxRanks);
+    s.iteration_seconds = positive(r, "iteration_seconds", kSummaryMaxSeconds);
+    s.tokens_per_second = r.number("tokens_per_second", std::nullopt, 0, kSummaryMaxTokensPerSecond);
+    s.model_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
+    s.percent_of_peak = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
+    if (r.has("percent_of_empirical_peak"))
+      s.percent_of_empirical_peak = r.number("percent_of_empirical_peak", std::nullopt, 0, kSummaryMaxPercent);
+    JsonReader bubble = r.object("bubble_fraction");
+    // A bubble fraction is bubble over compute: above 1 when a stage idles longer than it computes.
+    s.bubble_measured = bubble.number("measured", std::nullopt, 0, kSummaryMaxSeconds);
+    s.bubble_analytical = bubble.number("analytical", std::nullopt, 0, kSummaryMaxSeconds);
+    if (!r.has("stages")) r.fail("stages", "is required but missing");
+    for (JsonReader& st : r.objects("stages")) s.stages.push_back(stage(st, s.ranks));
+    if (s.stages.empty()) r.fail("stages", "= []: a run has at least one pipeline stage");
+    const std::string rows_key = "ranks_compute_exposed_bubble_other";
+    if (!r.has(rows_key)) r.fail(rows_key, "is required but missing");
+    const nlohmann::json& rows = doc.at(rows_key);
+    if (!rows.is_array()) r.fail(rows_key, "expected an array of [compute, exposed, bubble, other] rows");
+    if (static_cast<int64_t>(rows.size()) != s.ranks)
+      r.fail(rows_key, "has " + std::to_string(rows.size()) + " rows but \"ranks\" = " + std::to_string(s.ranks) +
+                           ": one row per rank");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string at = item(rows_key, i);
+      if (!rows[i].is_array() || rows[i].size() != 4)
+        r.fail(at, "expected [compute, exposed communication, bubble, other idle] seconds");
+      RankRow row;
+      double* fields[] = {&row.compute, &row.exposed_comm, &row.bubble, &row.other_idle};
+      for (size_t k = 0; k < 4; ++k) {
+        const auto& v = rows[i][k];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
+            v.get<double>() > kSummaryMaxSeconds)
+          r.fail(item(at, k), "= " + v.dump() + " is out of range [0, 1e+09] (seconds)");
+        *fields[k] = v.get<double>();
+      }
+      s.per_rank.push_back(row);
+    }
+    for (JsonReader& c : r.objects("collectives")) s.collectives.push_back(collective(c, s.ranks));
+    JsonReader memory = r.object("memory");
+    s.max_bytes_per_rank = memory.number("max_bytes_per_rank", std::nullopt, 0, kSummaryMaxBytes);
+    s.device_bytes = positive(memory, "device_bytes", kSummaryMaxBytes);
+    s.fits = memory.boolean("fits");
+  } catch (const InputError& e) {
+    throw InputError(file + ": " + e.path(), e.message());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file, std::string("is not a run summary of paratwin simulate or exec --json: ") + e.what());
+  }
+  return s;
+}
+
+}  // namespace paratwin::predict
