@@ -8,6 +8,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::calibration {
@@ -67,9 +68,7 @@ ReferenceSuite load_reference_suite(const std::string& path) {
       throw InputError("", std::string("must be a JSON object (the format is in ") + kFormatDoc + ")");
     JsonReader top(doc, "", kFormatDoc);
     s.name = top.string("suite");
-    if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=
-                              std::string::npos)
-      top.fail("suite", "= \"" + s.name + "\": must be a non-empty name of letters, digits and '-'");
+    if (!is_path_name(s.name)) top.fail("suite", "= \"" + s.name + "\": " + kPathNameRule + " (it names output files)");
     if (std::filesystem::path(path).stem().string() != s.name)
       top.fail("suite", "= \"" + s.name + "\" must match the file name (" +
                             std::filesystem::path(path).filename().string() + ")");

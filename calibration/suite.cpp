@@ -10,6 +10,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "common/report_text.hpp"
 
 namespace paratwin::calibration {
@@ -38,9 +39,8 @@ Suite load_suite(const std::string& path) {
     if (!doc.is_object()) throw InputError("", "must be a JSON object (the format is in calibration/README.md)");
     JsonReader top(doc, "", kFormatDoc);
     s.name = top.string("name");
-    if (s.name.empty() || s.name.find_first_of("/\\ ") != std::string::npos)
-      top.fail("name",
-               "= \"" + s.name + "\": must be a non-empty name without slashes or spaces (it names the folder)");
+    if (!is_path_name(s.name))
+      top.fail("name", "= \"" + s.name + "\": " + kPathNameRule + " (it names the report folder)");
     s.description = top.string("description", "");
     s.machine = top.string("machine", s.machine);
     s.backend = top.choice("backend", {"cpu", "cuda"}, s.backend);
@@ -53,8 +53,15 @@ Suite load_suite(const std::string& path) {
       SuiteEntry entry;
       const std::string file = e.string("workload");
       entry.workload = (folder / file).lexically_normal().string();
-      if (!std::filesystem::exists(entry.workload))
+      std::error_code ec;
+      if (std::filesystem::is_directory(entry.workload, ec))
+        e.fail("workload", "= \"" + file + "\" is a folder, not a workload file (" + entry.workload + ")");
+      if (!std::filesystem::exists(entry.workload, ec))
         e.fail("workload", "= \"" + file + "\": no such file (" + entry.workload + ")");
+      // Its stem names the workload's report folder inside the suite's.
+      if (const auto stem = std::filesystem::path(entry.workload).stem().string(); !is_path_name(stem))
+        e.fail("workload", "= \"" + file + "\": its file name without .json (\"" + stem +
+                               "\") names a report folder: " + kPathNameRule);
       entry.label = e.string("label");
       entry.ranks = e.integer("ranks", std::nullopt, 1, 4096);
       e.finish();

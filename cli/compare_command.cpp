@@ -9,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/path_name.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "predict/compare_sides.hpp"
 #include "predict/predict.hpp"
@@ -126,6 +128,8 @@ Action add_compare_command(CLI::App& app) {
     if (!a->machines.empty()) {
       if (!first.empty())
         throw InputError("--machines", "compares the built-in --machine with its edited copy: give no A or B");
+      if (!is_path_name(a->machine))
+        throw InputError("--machine", "= \"" + a->machine + "\" names the file of --machines DIR: " + kPathNameRule);
       const auto edited = std::filesystem::path(a->machines) / (a->machine + ".json");
       std::error_code ec;
       if (!std::filesystem::is_regular_file(edited, ec))
@@ -136,6 +140,14 @@ Action add_compare_command(CLI::App& app) {
     }
     if (first.empty() || second.empty())
       throw InputError("compare", "give two runs to compare (A and B), or --machines DIR");
+    RunFiles()
+        .input(a->machines.empty() ? "A" : "--machine", first)
+        .input(a->machines.empty() ? "B" : "--machines", second)
+        .input("--workload", a->workload)
+        .input("--machine", topology::machine_file(a->machine))
+        .output("--json", a->json)
+        .output("--plot", a->plot)
+        .check();
     const Operand oa = classify(first, "A"), ob = classify(second, "B");
     if (oa.kind != ob.kind)
       throw InputError("compare", "A (" + first + ") is " + kind_name(oa.kind) + " but B (" + second + ") is " +
@@ -185,7 +197,11 @@ Action add_compare_command(CLI::App& app) {
     }
     std::printf("%s", predict::comparison_table(ra, rb, notes).c_str());
     std::vector<std::pair<std::string, std::string>> outputs;
-    if (!a->json.empty()) outputs.emplace_back(a->json, predict::comparison_json(ra, rb, notes).dump(2) + "\n");
+    // The labels may be file names, which need not be UTF-8: such bytes are written as U+FFFD.
+    if (!a->json.empty())
+      outputs.emplace_back(
+          a->json,
+          predict::comparison_json(ra, rb, notes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (!a->plot.empty())
       // The bars are named A and B, the title says which is which: full labels would squeeze the panels.
       outputs.emplace_back(a->plot, predict::render_run_plot("A: " + ra.first + "    B: " + rb.first,

@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "common/input_error.hpp"
+#include "common/report_text.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "topology/machine.hpp"
 #include "workloads/framework.hpp"
@@ -77,6 +80,11 @@ Action add_import_command(CLI::App& app) {
   megatron->footer(understood_arguments());
   return [a]() -> int {
     if (!a->out.empty()) check_output_file(a->out, "--out");
+    RunFiles().input("--machine", topology::machine_file(a->machine)).output("--out", a->out).check();
+    // The name is the workload's own, written as given: it must be text JSON can hold.
+    if (const size_t bad = invalid_utf8_at(a->options.name); bad != std::string::npos)
+      throw InputError("--name", printed("is not UTF-8 text (byte 0x%02x at offset %zu): give the name in UTF-8",
+                                         static_cast<unsigned char>(a->options.name[bad]), bad));
     if (!a->machine.empty()) {
       const auto machine = topology::resolve_machine(a->machine);
       a->options.devices_per_node = machine.devices_per_node();

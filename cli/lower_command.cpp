@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
@@ -74,6 +75,11 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   return [args]() -> int {
     if (!args->json.empty()) check_output_file(args->json, "--json");
+    RunFiles()
+        .input("--workload", args->workload)
+        .input("--machine", topology::machine_file(args->machine))
+        .output("--json", args->json)
+        .check();
     workloads::Workload w = workloads::load_workload_or_default(args->workload);
     workloads::LowerOptions options;
     options.devices_per_node = args->devices_per_node;

@@ -1,5 +1,6 @@
 // paratwin: a digital twin of large-model training. Thin driver over the libraries.
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/given_values.hpp"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     a->footer(own.empty() ? cli::kExitStatusHelp : own + "\n" + cli::kExitStatusHelp);
   };
   with_exit_table(&app);
+  cli::refuse_empty_values(app);
   for (CLI::App* sub : app.get_subcommands({})) {
     with_exit_table(sub);
     for (CLI::App* nested : sub->get_subcommands({})) with_exit_table(nested);
@@ -65,6 +67,17 @@ int main(int argc, char** argv) {
   } catch (const workloads::ProgramError& e) {
     std::cerr << "paratwin: internal error: the lowered program is invalid: " << e.what() << "\n";
     return cli::kExitInternal;
+  } catch (const nlohmann::json::type_error& e) {
+    // 316: text that is not UTF-8 on its way into a JSON output. Names and arguments that go there are
+    // checked where they are read (exit 2 naming them) or written with U+FFFD; this is the net under
+    // any that is not, still bad input rather than a crash.
+    if (e.id != 316) {
+      std::cerr << "paratwin: error: " << e.what() << "\n";
+      return cli::kExitInternal;
+    }
+    std::cerr << "paratwin: error: an argument or file name is not UTF-8 text, which a JSON output cannot hold ("
+              << e.what() << "): give it in UTF-8\n";
+    return cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "paratwin: error: " << e.what() << "\n";
     return cli::kExitInternal;

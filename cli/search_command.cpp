@@ -1,6 +1,7 @@
 // `paratwin search`: rank every configuration of N GPUs with the analytical model, then simulate the best.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "cli/search_progress.hpp"
 #include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
@@ -159,6 +161,12 @@ Action add_search_command(CLI::App& app) {
   cmd->add_flag("--emit-all", a->emit_all, "with --emit: every ranked configuration, not only the table's")
       ->needs(emit);
   return [a]() -> int {
+    RunFiles()
+        .input("--workload", a->workload)
+        .input("--machine", topology::machine_file(a->machine))
+        .output("--emit", a->emit.empty() ? "" : (std::filesystem::path(a->emit) / "index.csv").string())
+        .output("--json", a->json)
+        .check();
     if (!a->json.empty()) check_output_file(a->json, "--json");
     const sim::Vary vary = vary_of(a->vary);
     const auto base = workloads::load_workload_or_default(a->workload);
@@ -251,6 +259,12 @@ Action add_search_command(CLI::App& app) {
     }
     if (!a->json.empty())
       outputs.emplace_back(a->json, predict::search_json(setting, result, how, sim_results).dump(2) + "\n");
+    // The emitted files' names are known now: none may be the base workload.
+    RunFiles files;
+    files.input("--workload", a->workload);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      files.output(a->json.empty() || i + 1 < outputs.size() ? "--emit" : "--json", outputs[i].first);
+    files.check();
     write_files_atomically(outputs);
     if (emit_folder) emit_folder->keep();
     if (!a->emit.empty())

@@ -7,6 +7,7 @@
 #include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
 #include "common/report_text.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
@@ -147,6 +148,14 @@ Action add_simulate_command(CLI::App& app) {
       predict::plot_format(a->plot, "--plot");
       check_output_file(a->plot, "--plot");
     }
+    RunFiles()
+        .input("--workload", a->workload)
+        .input("--machine", topology::machine_file(a->machine))
+        .input("--profile", a->profile)
+        .output("--trace", a->trace)
+        .output("--json", a->json)
+        .output("--plot", a->plot)
+        .check();
     const auto w = workloads::load_workload_or_default(a->workload);
     const auto choice = predict::choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
     // First, before anything slow: what will be simulated and how to choose otherwise.

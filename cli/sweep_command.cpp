@@ -12,12 +12,14 @@
 #include "cli/sweep_liveness.hpp"
 #include "cli/sweep_mpi.hpp"
 #include "common/input_error.hpp"
+#include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "predict/sweep_journal.hpp"
 #include "predict/sweep_outputs.hpp"
 #include "predict/sweep_point.hpp"
 #include "predict/sweep_run.hpp"
 #include "predict/sweep_spec.hpp"
+#include "topology/machine.hpp"
 
 namespace paratwin::cli {
 
@@ -94,9 +96,27 @@ int run_worker(const SweepArgs& a, const SweepSpec& spec, const std::vector<Swee
   return 0;
 }
 
+// The files the sweep writes into its folder must not be its spec or a file the spec names.
+void check_sweep_files(const SweepArgs& a, const SweepSpec& spec, const std::filesystem::path& dir) {
+  RunFiles files;
+  files.input("--spec", a.spec);
+  for (size_t i = 0; i < spec.workload_files.size(); ++i)
+    files.input("workloads[" + std::to_string(i) + "] of --spec " + a.spec, spec.workload_files[i]);
+  for (size_t i = 0; i < spec.machine_refs.size(); ++i)
+    files.input("machines[" + std::to_string(i) + "] of --spec " + a.spec,
+                topology::machine_file(spec.machine_refs[i]));
+  const std::string out = a.out.empty() ? "--out (default)" : "--out";
+  for (const std::string name : {"journal.jsonl", "sweep.csv", "sweep.json", "plots.gp", "plots.log"})
+    files.output(out, (dir / name).string());
+  if (a.plots != "none")
+    for (const std::string name : {"scaling.", "breakdown."}) files.output(out, (dir / (name + a.plots)).string());
+  files.check();
+}
+
 int run_root(const SweepArgs& a, const SweepSpec& spec, const std::vector<SweepPoint>& points, const SweepComm& comm,
              int jobs) {
   const std::filesystem::path dir = a.out.empty() ? "sweep-" + spec.name : a.out;
+  check_sweep_files(a, spec, dir);
   prepare_output_folder(dir.string(), "--out");
   SweepJournal journal((dir / "journal.jsonl").string(), a.restart);
   if (journal.dropped_lines() > 0)

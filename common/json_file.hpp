@@ -1,6 +1,7 @@
 #pragma once
 // Reading a user's JSON file: the text of a file, and JSON parsed from text, with errors that name
 // the source. `Error` is the reader's own InputError subclass (WorkloadError, MachineError).
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,16 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
     }
     return true;
   };
+  // The parser takes a NUL byte for the end of the text (as in a C string) and would accept a document
+  // followed by one and anything after it; JSON text holds none, not even inside strings (RFC 8259 §7).
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line_start = text.rfind('\n', nul == 0 ? 0 : nul - 1);
+    const size_t line =
+        1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    const size_t column = line_start == std::string::npos || nul == 0 ? nul + 1 : nul - line_start;
+    throw Error(source, "is not valid JSON: a NUL byte at line " + std::to_string(line) + ", column " +
+                            std::to_string(column) + " (byte " + std::to_string(nul) + ")");
+  }
   try {
     return nlohmann::json::parse(text, strict);
   } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers beyond double's range

@@ -102,11 +102,8 @@ double JsonReader::number(const std::string& key, std::optional<double> fallback
   const auto& v = (*object_)[key];
   if (!v.is_number()) fail(key, "expected a number, found " + type_name(v));
   double value = v.get<double>();
-  if (!std::isfinite(value) || value < min || value > max) {
-    std::ostringstream s;
-    s << "= " << value << " is out of range [" << min << ", " << max << "]";
-    fail(key, s.str());
-  }
+  if (!std::isfinite(value) || value < min || value > max)
+    fail(key, "= " + exact_number(value) + " is out of range [" + exact_number(min) + ", " + exact_number(max) + "]");
   return value;
 }
 
@@ -183,8 +180,7 @@ std::vector<double> JsonReader::number_list(const std::string& key, double min, 
     if (!v[i].is_number()) fail(item, "expected a number, found " + type_name(v[i]));
     const double x = v[i].get<double>();
     if (x < min || x > max)
-      fail(item,
-           "= " + formatted(x, "%g") + " is out of range [" + formatted(min, "%g") + ", " + formatted(max, "%g") + "]");
+      fail(item, "= " + exact_number(x) + " is out of range [" + exact_number(min) + ", " + exact_number(max) + "]");
     out.push_back(x);
   }
   return out;

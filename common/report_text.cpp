@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 
 namespace paratwin {
 
@@ -16,6 +17,44 @@ std::string fixed_number(const nlohmann::json& v) {
     return text;
   }
   return v.get<std::string>();
+}
+
+std::string exact_number(double v) {
+  char text[64];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v) break;
+  }
+  return text;
+}
+
+size_t invalid_utf8_at(const std::string& text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char b = byte(i);
+    size_t length = 0;
+    unsigned min = 0, cp = 0;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if ((b & 0xE0) == 0xC0) {
+      length = 2, min = 0x80, cp = b & 0x1Fu;
+    } else if ((b & 0xF0) == 0xE0) {
+      length = 3, min = 0x800, cp = b & 0x0Fu;
+    } else if ((b & 0xF8) == 0xF0) {
+      length = 4, min = 0x10000, cp = b & 0x07u;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += length;
+  }
+  return std::string::npos;
 }
 
 std::string formatted(double v, const char* format) {

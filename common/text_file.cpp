@@ -12,6 +12,8 @@
 #include <streambuf>
 
 #include "common/input_error.hpp"
+#include "common/output_temporaries.hpp"
+#include "common/run_files.hpp"
 
 namespace paratwin {
 
@@ -129,7 +131,9 @@ void write_special(const Target& t, const std::string& text) {
 void remove_temporaries(const std::vector<Target>& targets) {
   for (const auto& t : targets) {
     std::error_code ignored;
-    if (!t.special) fs::remove(t.temporary, ignored);
+    if (t.special) continue;
+    fs::remove(t.temporary, ignored);
+    untrack_temporary(t.temporary.string());
   }
 }
 
@@ -231,7 +235,9 @@ struct StreamedOutput::State {
     if (buffer.fd >= 0) ::close(buffer.fd);
     buffer.fd = -1;
     std::error_code ignored;
-    if (!target.special) fs::remove(target.temporary, ignored);
+    if (target.special) return;
+    fs::remove(target.temporary, ignored);
+    untrack_temporary(target.temporary.string());
   }
 };
 
@@ -249,8 +255,12 @@ StreamedOutput::StreamedOutput(const std::string& path, const std::string& what)
     ::unlink(name.c_str());
   } else {
     s.target.temporary += ".stream";
+    track_temporary(s.target.temporary.string());
     s.buffer.fd = ::open(s.target.temporary.c_str(), O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0666);
-    if (s.buffer.fd < 0) throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
+    if (s.buffer.fd < 0) {
+      untrack_temporary(s.target.temporary.string());
+      throw InputError(label(path, what), std::string("cannot be written: ") + std::strerror(errno));
+    }
   }
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) s.buffer.compress();
 }
@@ -319,10 +329,23 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     targets.push_back(classify(path, ""));
     targets.back().temporary += "." + std::to_string(targets.size());  // two outputs, one folder, one run
   }
+  // Renamed one after the other over one file, all but the last would be lost without a word. The
+  // commands name the options at fault before their work (RunFiles); this holds for every caller.
+  std::vector<std::string> given;
+  for (const auto& [path, text] : files) given.push_back(path);
+  for (const StreamedOutput* out : streamed) given.push_back(out->state_->target.given);
+  for (size_t i = 0; i < given.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (same_file(given[i], given[j])) {
+        for (StreamedOutput* out : streamed) out->state_->discard();
+        throw InputError(given[i],
+                         "is written twice by this run (also as " + given[j] + "): give each output its own file");
+      }
   try {
     for (size_t i = 0; i < files.size(); ++i) {
       const Target& t = targets[i];
       if (t.special) continue;
+      track_temporary(t.temporary.string());
       write_all(t.temporary, files[i].second, true, t.given);
       // The replacement keeps the permissions the user gave the file it replaces.
       std::error_code ec;
@@ -353,6 +376,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
       std::error_code ec;
       fs::rename(t.temporary, t.real, ec);
       if (ec) throw InputError(t.given, "cannot be replaced: " + ec.message());
+      untrack_temporary(t.temporary.string());
     }
     for (StreamedOutput* out : streamed) {
       StreamedOutput::State& s = *out->state_;
@@ -360,6 +384,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
         std::error_code ec;
         fs::rename(s.target.temporary, s.target.real, ec);
         if (ec) throw InputError(s.target.given, "cannot be replaced: " + ec.message());
+        untrack_temporary(s.target.temporary.string());
       }
       s.done = true;
       if (s.buffer.fd >= 0) ::close(s.buffer.fd);
@@ -370,6 +395,12 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     for (StreamedOutput* out : streamed) out->state_->discard();
     throw;
   }
+  // What runs killed outright (SIGKILL, a crash) left beside these targets; interrupted runs remove
+  // their own (output_temporaries.hpp).
+  for (const Target& t : targets)
+    if (!t.special) remove_stale_temporaries(t.real.string());
+  for (StreamedOutput* out : streamed)
+    if (!out->state_->target.special) remove_stale_temporaries(out->state_->target.real.string());
 }
 
 }  // namespace paratwin

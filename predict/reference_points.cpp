@@ -310,7 +310,16 @@ void check_machine_folder(const std::string& dir) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   if (ec) throw InputError("--machines", "= " + dir + " cannot be listed: " + ec.message());
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) topology::load_machine_file(file.string());
+  // A file replaces the built-in machine its file name names: a copy whose "name" was left as another
+  // machine's (or edited to one) would apply where nobody meant it, or nowhere.
+  for (const auto& file : files) {
+    const auto machine = topology::load_machine_file(file.string());
+    if (machine.name != file.stem().string())
+      throw InputError("--machines", file.string() + ": \"name\" = \"" + machine.name +
+                                         "\" but the file replaces the machine its file name says (" +
+                                         file.stem().string() + "): name the file " + machine.name +
+                                         ".json, or the machine " + file.stem().string());
+  }
 }
 
 std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& suites,

@@ -61,6 +61,8 @@ SweepJournal::SweepJournal(const std::string& path, bool restart) : path_(path) 
   for (size_t end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
     try {
       // Only the entry's frame is checked here; what a row must hold is the sweep's to judge.
+      // A NUL would end the parser's text early: a line padded with zeros by a crash is torn, not whole.
+      if (text.find('\0', begin) < end) throw std::invalid_argument("a NUL byte");
       const auto entry = nlohmann::json::parse(text.substr(begin, end - begin));
       if (!entry.is_object() || !entry.contains("row")) throw std::invalid_argument("not an entry");
       finished_[entry.at("key").get<std::string>()] = entry.at("row");

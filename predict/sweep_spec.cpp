@@ -7,6 +7,7 @@
 
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "common/path_name.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::predict {
@@ -97,17 +98,17 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& path) {
     JsonReader r(doc, "", kFormatDoc);
     s.name = r.string("name");
     // It names the default output folder: keep it one plain path component.
-    if (s.name.empty() ||
-        s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-            std::string::npos ||
-        s.name[0] == '.')
-      r.fail("name", "= \"" + s.name + "\": use letters, digits, '.', '_' and '-' only (it names the output folder)");
+    if (!is_path_name(s.name))
+      r.fail("name", "= \"" + s.name + "\": " + kPathNameRule + " (it names the output folder)");
     s.description = r.string("description", "");
 
     s.workloads = distinct_strings(r, "workloads");
     for (size_t i = 0; i < s.workloads.size(); ++i) {
       const auto file = relative_to(folder, s.workloads[i]);
       std::error_code ec;
+      if (std::filesystem::is_directory(file, ec))
+        r.fail(item("workloads", i), "= \"" + s.workloads[i] + "\" is a folder (" + file.string() +
+                                         "), not a workload file: list the files in it one by one");
       if (!std::filesystem::is_regular_file(file, ec))
         r.fail(item("workloads", i), "= \"" + s.workloads[i] + "\": no such file (" + file.string() +
                                          "; paths are relative to the spec's folder)");

@@ -187,5 +187,8 @@ const std::vector<std::string>& communication_libraries();
 std::vector<std::string> builtin_machine_names();
 // A built-in machine's name, or a path to a machine file.
 Machine resolve_machine(const std::string& name_or_path);
+// The file resolve_machine reads for `name_or_path`: "" for a built-in machine's name (a file of that
+// name is not read), for the checks of a run's inputs against its outputs.
+std::string machine_file(const std::string& name_or_path);
 
 }  // namespace paratwin::topology

@@ -45,4 +45,10 @@ Machine resolve_machine(const std::string& name_or_path) {
   throw MachineError(name_or_path, "is neither a built-in machine (" + known + ") nor a machine file");
 }
 
+std::string machine_file(const std::string& name_or_path) {
+  for (const auto& b : kBuiltins)
+    if (name_or_path == b.name) return "";
+  return name_or_path;
+}
+
 }  // namespace paratwin::topology

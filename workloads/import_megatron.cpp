@@ -408,6 +408,38 @@ int64_t megatron_padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tenso
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
+namespace {
+
+// A rule of the workload format that the translated command breaks, said of the argument the user
+// wrote: the workload's field means nothing to someone who gave Megatron-LM flags.
+WorkloadError flag_error(const WorkloadError& e) {
+  static const std::vector<std::pair<std::string, std::string>> kFlags = {
+      {"model.layers", "--num-layers"},
+      {"model.hidden", "--hidden-size"},
+      {"model.heads", "--num-attention-heads"},
+      {"model.ffn_hidden", "--ffn-hidden-size"},
+      {"model.seq_len", "--seq-length"},
+      {"model.vocab", "--vocab-size, padded to a multiple of --make-vocab-size-divisible-by,"},
+      {"model.moe.experts", "--num-experts"},
+      {"model.moe.top_k", "--moe-router-topk"},
+      {"model.moe.capacity_factor", "--moe-expert-capacity-factor"},
+      {"model.moe.every", "--moe-layer-freq"},
+      {"training.global_batch", "--global-batch-size"},
+      {"training.micro_batch", "--micro-batch-size"},
+      {"parallelism.data.size", "the data-parallel size (world size / tensor / pipeline)"},
+      {"parallelism.tensor.size", "--tensor-model-parallel-size"},
+      {"parallelism.pipeline.stages", "--pipeline-model-parallel-size"},
+      {"parallelism.pipeline.chunks", "--num-layers-per-virtual-pipeline-stage"},
+      {"parallelism.expert.size", "--expert-model-parallel-size"},
+      {"placement.devices_per_node", "--nproc_per_node"},
+  };
+  for (const auto& [field, flag] : kFlags)
+    if (e.path() == field) return WorkloadError(flag + " (the workload's " + field + ")", e.message());
+  return WorkloadError("the imported workload" + (e.path().empty() ? "" : ": " + e.path()), e.message());
+}
+
+}  // namespace
+
 MegatronImport import_megatron(const std::vector<std::string>& words, const MegatronImportOptions& o) {
   const Sorted s = sort_arguments(split_arguments(words));
   const Reader r(s);
@@ -692,8 +724,14 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   }
   doc["description"] = d;
 
-  out.text = doc.dump(2) + "\n";
-  out.workload = parse_workload(nlohmann::json::parse(out.text), "the imported workload");
+  // Arguments are bytes: one that is not UTF-8 (listed in the description as unknown or left out) is
+  // written with U+FFFD in place of the bytes JSON cannot hold.
+  out.text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  try {
+    out.workload = parse_workload(nlohmann::json::parse(out.text), "");
+  } catch (const WorkloadError& e) {
+    throw flag_error(e);
+  }
   return out;
 }
 
