@@ -105,6 +105,27 @@ TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
   EXPECT_DOUBLE_EQ(hardware[2], model[2]);
 }
 
+TEST(RunSummary, ACollectivesTimePerCallIsItsOwnNotTheWaitForPeers) {
+  // Issue 33 item 7: per rank, a call counted from the rank's own start includes waiting for the group's
+  // last member; time per call, algbw and busbw are the call's own (from that arrival to its end).
+  const auto r = tiny_pipeline();
+  const auto pipe = r.program.grid.mask("pipe");
+  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                               {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 5e-3, 4e-3, 3e-3, 2e-3}});
+  const auto& c = s.collectives[0];
+  EXPECT_DOUBLE_EQ(c.seconds_per_call(), 0.5e-3);
+  EXPECT_DOUBLE_EQ(c.algbw(), 4e9);
+  const auto j = pp::to_json(s);
+  EXPECT_EQ(j["collectives"][0]["waiting_seconds"].get<double>(), 3e-3);
+  EXPECT_EQ(j["collectives"][0]["call_seconds"].get<double>(), 2e-3);
+  EXPECT_EQ(pp::to_json(pp::run_summary_from_json(j)).dump(), j.dump());
+  // A measured collective knows neither: its own spans stand for its calls, and the JSON says nothing more.
+  const auto m = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                               {{pw::OpKind::all_reduce, pipe, "", 4, 8e6, 5e-3, 4e-3}});
+  EXPECT_DOUBLE_EQ(m.collectives[0].seconds_per_call(), 1.25e-3);
+  EXPECT_FALSE(pp::to_json(m)["collectives"][0].contains("call_seconds"));
+}
+
 TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
   // A saved `simulate --json` of the old layout: one "model" figure that counted recomputation.
   const auto r = tiny_pipeline();
