@@ -21,7 +21,7 @@ void print_warning(const std::string& what) {
 
 void print_simulation_report(const workloads::Workload& w, const predict::Prediction& p) {
   std::printf("%s", predict::simulation_heading(w, p).c_str());
-  print_summary(w, *p.summary, "simulated anyway");
+  print_summary(w, *p.summary, "simulated anyway", predict::collective_table_note(p));
 }
 
 }  // namespace paratwin::cli

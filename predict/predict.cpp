@@ -111,7 +111,7 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   for (const auto& c : r.collectives) {
     std::string names;
     for (const auto a : c.algorithms) names += (names.empty() ? "" : "+") + std::string(sim::to_string(a));
-    collectives.push_back({c.kind, c.group, names, c.count, c.bytes, c.seconds, c.exposed});
+    collectives.push_back({c.kind, c.group, names, c.count, c.bytes, c.seconds, c.exposed, c.waiting, c.call_seconds});
   }
   SimulationRecord record;
   record.nodes = nodes;

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "workloads/arithmetic.hpp"
+
 namespace paratwin::predict {
 
 const char* to_string(Model m) {
@@ -16,6 +18,8 @@ Prediction prediction_of(RunSummary summary, SimulationRecord record) {
   p.tokens_per_second = summary.tokens_per_second;
   p.model_tflops_per_device = summary.model_tflops_per_device;
   p.percent_of_peak = summary.percent_of_peak;
+  p.hardware_tflops_per_device = summary.hardware_tflops_per_device;
+  p.percent_of_peak_hardware = summary.percent_of_peak_hardware;
   const auto& busiest = summary.busiest_stage();
   p.compute_seconds = busiest.compute;
   p.exposed_comm_seconds = busiest.exposed_comm;
@@ -34,8 +38,12 @@ Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
   p.model = Model::analytical;
   p.iteration_seconds = e.iteration;
   p.tokens_per_second = e.tokens_per_second;
-  p.model_tflops_per_device = e.model_flops / e.iteration / static_cast<double>(ranks) / 1e12;
+  const auto rates =
+      workloads::flop_rates({e.model_flops, e.hardware_flops}, e.iteration, static_cast<double>(ranks), 1.0);
+  p.model_tflops_per_device = rates.model_per_device / 1e12;
   p.percent_of_peak = e.percent_of_peak;
+  p.hardware_tflops_per_device = rates.hardware_per_device / 1e12;
+  p.percent_of_peak_hardware = e.percent_of_peak_hardware;
   p.compute_seconds = e.compute;
   p.exposed_comm_seconds = e.exposed_comm;
   p.bubble_seconds = e.bubble;
@@ -49,11 +57,19 @@ Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
 }
 
 nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
-  nlohmann::json j = {{"iteration_seconds", e.iteration},         {"compute_seconds", e.compute},
-                      {"exposed_comm_seconds", e.exposed_comm},   {"bubble_seconds", e.bubble},
-                      {"bubble_fraction", e.bubble_fraction},     {"other_idle_seconds", e.other_idle},
-                      {"tokens_per_second", e.tokens_per_second}, {"percent_of_peak", e.percent_of_peak},
-                      {"memory_bytes_per_gpu", e.memory.total()}, {"fits", e.fits()}};
+  nlohmann::json j = {{"iteration_seconds", e.iteration},
+                      {"compute_seconds", e.compute},
+                      {"exposed_comm_seconds", e.exposed_comm},
+                      {"bubble_seconds", e.bubble},
+                      {"bubble_fraction", e.bubble_fraction},
+                      {"other_idle_seconds", e.other_idle},
+                      {"tokens_per_second", e.tokens_per_second},
+                      {"percent_of_peak", e.percent_of_peak},
+                      {"percent_of_peak_hardware", e.percent_of_peak_hardware},
+                      {"model_flops", e.model_flops},
+                      {"hardware_flops", e.hardware_flops},
+                      {"memory_bytes_per_gpu", e.memory.total()},
+                      {"fits", e.fits()}};
   for (const auto& c : e.collectives)
     j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
                                 {"group", c.group},

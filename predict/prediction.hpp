@@ -31,7 +31,10 @@ struct SimulationRecord {
 
 struct Prediction {
   Model model = Model::simulate;
-  double iteration_seconds = 0, tokens_per_second = 0, model_tflops_per_device = 0, percent_of_peak = 0;
+  double iteration_seconds = 0, tokens_per_second = 0;
+  // Model FLOPs (MFU, no recomputation) and hardware FLOPs (HFU, with it) per device, as RunSummary's.
+  double model_tflops_per_device = 0, percent_of_peak = 0;
+  double hardware_tflops_per_device = 0, percent_of_peak_hardware = 0;
   // Per rank of the busiest stage (most compute): its time is the iteration's. The op walker's ledger
   // (workloads/op_walker.hpp) for both models; the analytical bubble adds pipeline fill and drain.
   double compute_seconds = 0, exposed_comm_seconds = 0, bubble_seconds = 0, other_idle_seconds = 0;

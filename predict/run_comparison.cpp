@@ -38,6 +38,22 @@ ComparisonRow figures(std::string what, std::string unit, std::optional<double> 
   return r;
 }
 
+// What the two FLOP figures count, each side's recomputation, and which side is a legacy summary.
+std::string flops_note(const LabelledRun& a, const LabelledRun& b) {
+  auto recomputation = [](const RunSummary& s) { return s.legacy_flops ? std::string("unknown") : s.recomputation; };
+  std::string out = printed(
+      "  (model FLOPs: forward + backward without recomputation, so they follow the throughput of one model; "
+      "hardware FLOPs\n   add what checkpointing recomputes (A: %s, B: %s); both count the full s×s attention)\n",
+      recomputation(a.second).c_str(), recomputation(b.second).c_str());
+  for (const auto* side : {&a, &b})
+    if (side->second.legacy_flops)
+      out += printed(
+          "  (%s: %s was saved by an older paratwin, whose model TFLOP/s counted recomputation: shown as hardware "
+          "FLOPs)\n",
+          side == &a ? "A" : "B", side->first.c_str());
+  return out;
+}
+
 }  // namespace
 
 std::optional<double> ComparisonRow::change_percent() const {
@@ -56,8 +72,14 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   };
   both("iteration time", "s", a.iteration_seconds, b.iteration_seconds);
   both("throughput", "tokens/s", a.tokens_per_second, b.tokens_per_second);
-  both("model TFLOP/s per device", "TFLOP/s", a.model_tflops_per_device, b.model_tflops_per_device);
-  both("of peak", "%", a.percent_of_peak, b.percent_of_peak);
+  // Model FLOPs do not count recomputation: for one model and batch they follow the throughput.
+  // A legacy summary knows only the figure that counted it (hardware); its model figures are absent.
+  auto model = [](const RunSummary& s, double v) { return s.legacy_flops ? std::nullopt : std::optional<double>(v); };
+  rows.push_back({"model TFLOP/s per device", "TFLOP/s", model(a, a.model_tflops_per_device),
+                  model(b, b.model_tflops_per_device)});
+  rows.push_back({"model FLOPs: of peak (MFU)", "%", model(a, a.percent_of_peak), model(b, b.percent_of_peak)});
+  both("hardware TFLOP/s per device", "TFLOP/s", a.hardware_tflops_per_device, b.hardware_tflops_per_device);
+  both("hardware FLOPs: of peak (HFU)", "%", a.percent_of_peak_hardware, b.percent_of_peak_hardware);
   const auto& sa = a.busiest_stage();
   const auto& sb = b.busiest_stage();
   both("busiest stage: compute", "s", sa.compute, sb.compute);
@@ -157,6 +179,7 @@ std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const s
     }
     out += line + (r.note.empty() ? "" : "   << " + r.note) + "\n";
   }
+  out += flops_note(a, b);
   if (!notes.empty()) out += "\n";
   for (const auto& n : notes) out += "  " + n + "\n";
   for (const auto* run : {&a, &b})

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "workloads/arithmetic.hpp"
+
 namespace paratwin::predict {
 
 namespace {
@@ -54,7 +56,6 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
                      const std::vector<CollectiveRow>& collectives) {
   const double T = iteration_seconds;
   const double devices = static_cast<double>(program.grid.size());
-  const double flops_per_device = program.model_flops / T / devices;
   const auto& dev = machine.node.device;
   const std::string dtype = workloads::to_string(w.training.dtype);
   const double peak = dev.peak_flops.count(dtype) ? dev.peak_flops.at(dtype) : dev.peak_flops.begin()->second;
@@ -64,10 +65,14 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
   s.ranks = program.grid.size();
   s.iteration_seconds = T;
   s.tokens_per_second = static_cast<double>(program.tokens_per_iteration) / T;
-  s.model_tflops_per_device = flops_per_device / 1e12;
-  s.percent_of_peak = 100 * flops_per_device / peak;
+  const auto rates = workloads::flop_rates({program.model_flops, program.hardware_flops}, T, devices, peak);
+  s.model_tflops_per_device = rates.model_per_device / 1e12;
+  s.percent_of_peak = rates.model_percent;
+  s.hardware_tflops_per_device = rates.hardware_per_device / 1e12;
+  s.percent_of_peak_hardware = rates.hardware_percent;
+  s.recomputation = workloads::to_string(w.training.checkpointing);
   if (dev.empirical_flops.count(dtype))
-    s.percent_of_empirical_peak = 100 * flops_per_device / dev.empirical_flops.at(dtype);
+    s.percent_of_empirical_peak = 100 * rates.model_per_device / dev.empirical_flops.at(dtype);
   // Pipeline bubble: measured from the timeline against (p-1)/m, or (p-1)/(v·m) interleaved.
   const auto& pp = w.parallel.pipeline;
   s.bubble_analytical = static_cast<double>(pp.stages - 1) /
@@ -94,7 +99,8 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
   s.per_rank = ranks;
   for (const auto& c : collectives)
     s.collectives.push_back({c.kind, c.algorithm.empty() ? "measured" : c.algorithm, program.grid.mask_name(c.group),
-                             program.grid.group_size(c.group), c.count, c.bytes, c.seconds, c.exposed});
+                             program.grid.group_size(c.group), c.count, c.bytes, c.seconds, c.exposed, c.waiting,
+                             c.call_seconds});
   for (const auto& role : program.roles) s.max_bytes_per_rank = std::max(s.max_bytes_per_rank, role.memory.total());
   s.device_bytes = dev.memory;
   s.fits = s.max_bytes_per_rank <= dev.memory;
@@ -108,9 +114,17 @@ nlohmann::json to_json(const RunSummary& s) {
   j["ranks"] = s.ranks;
   j["iteration_seconds"] = s.iteration_seconds;
   j["tokens_per_second"] = s.tokens_per_second;
-  j["model_tflops_per_device"] = s.model_tflops_per_device;
-  j["percent_of_peak"] = s.percent_of_peak;
-  if (s.percent_of_empirical_peak) j["percent_of_empirical_peak"] = *s.percent_of_empirical_peak;
+  if (s.legacy_flops) {  // as it was read: one figure that counted recomputation, under the old keys
+    j["model_tflops_per_device"] = s.hardware_tflops_per_device;
+    j["percent_of_peak"] = s.percent_of_peak_hardware;
+  } else {
+    j["model_tflops_per_device"] = s.model_tflops_per_device;
+    j["percent_of_peak"] = s.percent_of_peak;
+    if (s.percent_of_empirical_peak) j["percent_of_empirical_peak"] = *s.percent_of_empirical_peak;
+    j["hardware_tflops_per_device"] = s.hardware_tflops_per_device;
+    j["percent_of_peak_hardware"] = s.percent_of_peak_hardware;
+    j["flops_convention"] = {{"attention", workloads::kAttentionFlops}, {"recomputation", s.recomputation}};
+  }
   j["bubble_fraction"] = {{"measured", s.bubble_measured}, {"analytical", s.bubble_analytical}};
   for (const auto& st : s.stages)
     j["stages"].push_back({{"stage", st.stage},
@@ -122,7 +136,7 @@ nlohmann::json to_json(const RunSummary& s) {
   nlohmann::json per_rank = nlohmann::json::array();
   for (const auto& t : s.per_rank) per_rank.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
   j["ranks_compute_exposed_bubble_other"] = std::move(per_rank);
-  for (const auto& c : s.collectives)
+  for (const auto& c : s.collectives) {
     j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
                                 {"algorithm", c.algorithm},
                                 {"group", c.group},
@@ -132,10 +146,14 @@ nlohmann::json to_json(const RunSummary& s) {
                                 {"bytes_per_call", c.bytes_per_call()},
                                 {"seconds_per_call", c.seconds_per_call()},
                                 {"seconds", c.seconds},
+                                {"waiting_seconds", c.waiting},
                                 {"exposed_seconds", c.exposed},
                                 {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
                                 {"algbw", c.algbw()},
                                 {"busbw", c.busbw()}});
+    // The calls' own time, where the run knows it (simulated): seconds_per_call, algbw and busbw use it.
+    if (c.call_seconds >= 0) j["collectives"].back()["call_seconds"] = c.call_seconds;
+  }
   j["memory"] = {{"max_bytes_per_rank", s.max_bytes_per_rank}, {"device_bytes", s.device_bytes}, {"fits", s.fits}};
   return j;
 }
@@ -147,10 +165,21 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
   s.ranks = j.at("ranks").get<int64_t>();
   s.iteration_seconds = j.at("iteration_seconds").get<double>();
   s.tokens_per_second = j.at("tokens_per_second").get<double>();
-  s.model_tflops_per_device = j.at("model_tflops_per_device").get<double>();
-  s.percent_of_peak = j.at("percent_of_peak").get<double>();
-  if (j.contains("percent_of_empirical_peak"))
-    s.percent_of_empirical_peak = j["percent_of_empirical_peak"].get<double>();
+  if (j.contains("hardware_tflops_per_device")) {
+    s.model_tflops_per_device = j.at("model_tflops_per_device").get<double>();
+    s.percent_of_peak = j.at("percent_of_peak").get<double>();
+    if (j.contains("percent_of_empirical_peak"))
+      s.percent_of_empirical_peak = j["percent_of_empirical_peak"].get<double>();
+    s.hardware_tflops_per_device = j.at("hardware_tflops_per_device").get<double>();
+    s.percent_of_peak_hardware = j.at("percent_of_peak_hardware").get<double>();
+    s.recomputation = j.at("flops_convention").at("recomputation").get<std::string>();
+  } else {
+    // Saved before paratwin told model from hardware FLOPs: its "model" figure counted the
+    // recomputed forward of full checkpointing (seed 003 eq. 3), so it is a hardware figure.
+    s.legacy_flops = true;
+    s.hardware_tflops_per_device = j.at("model_tflops_per_device").get<double>();
+    s.percent_of_peak_hardware = j.at("percent_of_peak").get<double>();
+  }
   s.bubble_measured = j.at("bubble_fraction").at("measured").get<double>();
   s.bubble_analytical = j.at("bubble_fraction").at("analytical").get<double>();
   for (const auto& st : j.at("stages"))
@@ -164,7 +193,9 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
       s.collectives.push_back({kind_named(c.at("kind").get<std::string>()), c.at("algorithm").get<std::string>(),
                                c.at("group").get<std::string>(), c.at("group_size").get<int64_t>(),
                                c.at("count").get<int64_t>(), c.at("bytes").get<double>(), c.at("seconds").get<double>(),
-                               c.at("exposed_seconds").get<double>()});
+                               c.at("exposed_seconds").get<double>(),
+                               // absent from summaries saved before the arrival skew was told apart
+                               c.value("waiting_seconds", 0.0), c.value("call_seconds", -1.0)});
   const auto& m = j.at("memory");
   s.max_bytes_per_rank = m.at("max_bytes_per_rank").get<double>();
   s.device_bytes = m.at("device_bytes").get<double>();
@@ -172,30 +203,68 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
   return s;
 }
 
-void print_collective_table(const std::vector<CollectiveSummary>& collectives) {
+void print_collective_table(const std::vector<CollectiveSummary>& collectives, const std::string& note) {
   // nccl-tests' terms: size is the buffer per rank of one call, as nccl-tests counts it (all-gather: the
-  // output, reduce-scatter: the input); time is one call's, start to end; algbw = size / time and busbw =
-  // algbw × the kind's bus factor. Total and exposed are per rank and iteration, so exposed <= total.
-  std::printf("\n  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s\n", "collective", "algorithm", "group",
-              "group", "calls", "size [B]", "time [us]", "algbw", "busbw", "total [ms]", "exposed [ms]");
-  std::printf("  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s\n", "", "", "", "size", "", "per call",
-              "per call", "[GB/s]", "[GB/s]", "", "");
-  for (const auto& c : collectives)
-    std::printf("  %-15s %-13s %-10s %6lld %6lld %14.0f %12.1f %8.2f %8.2f %12.3f %12.3f\n",
+  // output, reduce-scatter: the input); time is one call's own, from its group's last member reaching it
+  // to its last member's end (nccl-tests starts every rank together); algbw = size / time and busbw =
+  // algbw × the kind's bus factor. Total, waiting and exposed are per rank and iteration, total from each
+  // rank's own start, so waiting <= total and exposed <= total.
+  std::printf("\n  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s %12s\n", "collective", "algorithm", "group",
+              "group", "calls", "size [B]", "time [us]", "algbw", "busbw", "total [ms]", "waiting [ms]",
+              "exposed [ms]");
+  std::printf("  %-15s %-13s %-10s %6s %6s %14s %12s %8s %8s %12s %12s %12s\n", "", "", "", "size", "", "per call",
+              "per call", "[GB/s]", "[GB/s]", "", "for peers", "");
+  bool unknown = false;  // a measured row: no call's own time, no waiting
+  for (const auto& c : collectives) {
+    unknown |= c.call_seconds < 0;
+    char waiting[32];
+    std::snprintf(waiting, sizeof waiting, "%.3f", 1e3 * c.waiting);
+    std::printf("  %-15s %-13s %-10s %6lld %6lld %14.0f %12.1f %8.2f %8.2f %12.3f %12s %12.3f\n",
                 workloads::to_string(c.kind), c.algorithm.c_str(), c.group.c_str(),
                 static_cast<long long>(c.group_size), static_cast<long long>(c.count), c.bytes_per_call(),
-                1e6 * c.seconds_per_call(), c.algbw() / 1e9, c.busbw() / 1e9, 1e3 * c.seconds, 1e3 * c.exposed);
+                1e6 * c.seconds_per_call(), c.algbw() / 1e9, c.busbw() / 1e9, 1e3 * c.seconds,
+                c.call_seconds < 0 ? "-" : waiting, 1e3 * c.exposed);
+  }
   std::printf(
-      "  (per rank: size and time are the mean call's; total and exposed are summed over the iteration's "
-      "calls, exposed being the part the compute stream waited for)\n");
+      "  (per rank: size and time are the mean call's, time from the group's last member reaching the call to its "
+      "last\n   member's end%s; total, waiting and exposed are summed over the iteration's calls: total from the "
+      "rank's own\n   start, waiting the part before the last member arrived, exposed the part the compute stream "
+      "waited for)\n",
+      unknown ? " (measured: from the rank's own call to its end)" : "");
+  if (!note.empty()) std::printf("  (%s)\n", note.c_str());
 }
 
-void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what) {
+std::string flops_lines(const RunSummary& s, const std::string& dtype) {
+  std::string out;
+  char line[256];
+  if (!s.legacy_flops) {
+    std::snprintf(line, sizeof line, "  model FLOPs           %.4g TFLOP/s per device = %.3g%% of %s peak (MFU",
+                  s.model_tflops_per_device, s.percent_of_peak, dtype.c_str());
+    out += line;
+    if (s.percent_of_empirical_peak) {
+      std::snprintf(line, sizeof line, "; %.3g%% of the measured GEMM peak", *s.percent_of_empirical_peak);
+      out += line;
+    }
+    out += ")\n";
+  }
+  const std::string with = s.legacy_flops                   ? "saved by an older paratwin, recomputation counted"
+                           : s.recomputation == "full"      ? "with full recomputation"
+                           : s.recomputation == "selective" ? "with the selective recomputation of attention"
+                                                            : "no recomputation: = MFU";
+  std::snprintf(line, sizeof line, "  hardware FLOPs        %.4g TFLOP/s per device = %.3g%% of %s peak (HFU, %s)\n",
+                s.hardware_tflops_per_device, s.percent_of_peak_hardware, dtype.c_str(), with.c_str());
+  out += line;
+  return out +
+         "  (model FLOPs: forward + backward, no recomputation, 6N + 12·l·h·s per token as PaLM App. B; hardware "
+         "FLOPs add\n   what checkpointing recomputes, Megatron SC21 eq. 3 with full; both count the full s×s "
+         "attention, not the causal half)\n";
+}
+
+void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what, const std::string& note) {
   const std::string dtype = workloads::to_string(w.training.dtype);
   std::printf("  iteration time        %.6g s\n", s.iteration_seconds);
-  std::printf("  throughput            %.4g tokens/s, %.4g model TFLOP/s per device = %.3g%% of %s peak",
-              s.tokens_per_second, s.model_tflops_per_device, s.percent_of_peak, dtype.c_str());
-  if (s.percent_of_empirical_peak) std::printf(" (%.3g%% of measured GEMM peak)", *s.percent_of_empirical_peak);
+  std::printf("  throughput            %.4g tokens/s\n", s.tokens_per_second);
+  std::printf("%s", flops_lines(s, dtype).c_str());
   std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n", s.bubble_measured,
               s.bubble_analytical);
   std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",
@@ -203,7 +272,7 @@ void print_summary(const workloads::Workload& w, const RunSummary& s, const char
   for (const auto& st : s.stages)
     std::printf("  %-6d %12.6g %14.6g %12.6g %12.6g\n", static_cast<int>(st.stage), st.compute, st.exposed_comm,
                 st.bubble, st.other_idle);
-  if (!s.collectives.empty()) print_collective_table(s.collectives);
+  if (!s.collectives.empty()) print_collective_table(s.collectives, note);
   std::printf("\n  memory per rank       %.3g GiB of %.3g GiB", s.max_bytes_per_rank / (1 << 30),
               s.device_bytes / (1 << 30));
   if (s.max_bytes_per_rank > s.device_bytes)

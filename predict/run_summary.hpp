@@ -1,6 +1,7 @@
 #pragma once
 // The summary a run produces, predicted (SimGrid) or measured (`paratwin exec`): one typed record, one
 // JSON document and one text layout, so that the two compare field by field.
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,9 @@ struct CollectiveRow {
   std::string algorithm;  // empty when unknown (measured)
   int64_t count = 0;
   double bytes = 0, seconds = 0, exposed = 0;
+  // Simulated: of `seconds`, before the group's last member arrived; and the calls' own time (from that
+  // arrival to the last member's end). Measured: 0 and -1 (unknown).
+  double waiting = 0, call_seconds = -1;
 };
 
 // A pipeline stage: the mean over its ranks.
@@ -40,21 +44,37 @@ struct CollectiveSummary {
   std::string group;
   int64_t group_size = 1, count = 0;
   double bytes = 0, seconds = 0, exposed = 0;
-  double algbw() const { return seconds > 0 ? bytes / seconds : 0; }  // bytes/s
-  double busbw() const;                                               // algbw × the kind's bus factor
-  // One call's buffer per rank and time (the mean call's).
+  // Of `seconds`: the wait for the group's last member to reach each call (the members' arrival skew,
+  // caused by what each did before), which is not the collective's own cost; and the calls' own time,
+  // each from its last member's arrival to its last member's end, as nccl-tests times ranks that start
+  // together. Simulated runs know both; measured (and older saved) ones have no waiting and
+  // call_seconds < 0: their own spans stand for the calls'.
+  double waiting = 0, call_seconds = -1;
+  double own_seconds() const { return call_seconds >= 0 ? call_seconds : seconds; }
+  double algbw() const { return own_seconds() > 0 ? bytes / own_seconds() : 0; }  // bytes/s
+  double busbw() const;                                                           // algbw × the kind's bus factor
+  // One call's buffer per rank and own time (the mean call's, from its last member's arrival).
   double bytes_per_call() const { return count > 0 ? bytes / static_cast<double>(count) : 0; }
-  double seconds_per_call() const { return count > 0 ? seconds / static_cast<double>(count) : 0; }
+  double seconds_per_call() const { return count > 0 ? own_seconds() / static_cast<double>(count) : 0; }
 };
 
 struct RunSummary {
   std::string workload, machine;
   int64_t ranks = 0;
-  double iteration_seconds = 0, tokens_per_second = 0, model_tflops_per_device = 0;
-  double percent_of_peak = 0;                       // of the device's advertised peak in the workload's dtype
-  std::optional<double> percent_of_empirical_peak;  // of its best measured GEMM rate, where published
-  double bubble_measured = 0;                       // bubble over compute, from the timeline
-  double bubble_analytical = 0;                     // (p-1)/(v·m)
+  double iteration_seconds = 0, tokens_per_second = 0;
+  // FLOP/s per device and their share of the device's advertised peak in the workload's dtype, as
+  // workloads::iteration_flops counts them (full S×S attention): model FLOPs (MFU; no recomputation,
+  // so proportional to throughput for a fixed model) and hardware FLOPs (HFU; with the recomputation
+  // named by `recomputation`).
+  double model_tflops_per_device = 0, percent_of_peak = 0;
+  double hardware_tflops_per_device = 0, percent_of_peak_hardware = 0;
+  std::string recomputation;                        // the workload's checkpointing: none, full, selective
+  std::optional<double> percent_of_empirical_peak;  // model FLOP/s of its best measured GEMM rate, where published
+  // Read from a summary saved before model and hardware FLOPs were told apart: its model TFLOP/s
+  // counted recomputation, so it is kept as the hardware figures and the model figures are unknown (0).
+  bool legacy_flops = false;
+  double bubble_measured = 0;    // bubble over compute, from the timeline
+  double bubble_analytical = 0;  // (p-1)/(v·m)
   std::vector<StageSummary> stages;
   std::vector<RankRow> per_rank;  // in rank order
   std::vector<CollectiveSummary> collectives;
@@ -67,24 +87,30 @@ struct RunSummary {
   double exposed_seconds(const std::string& group) const;
 };
 
-// Throughput and efficiency (seed 003 eq. 3 model FLOPs), the bubble, the stages, the collectives and
+// Throughput and efficiency (model and hardware FLOPs), the bubble, the stages, the collectives and
 // memory of one iteration that took `iteration_seconds`.
 RunSummary summarize(const workloads::Workload& w, const workloads::Program& program, const topology::Machine& machine,
                      double iteration_seconds, const std::vector<RankRow>& ranks,
                      const std::vector<CollectiveRow>& collectives);
 
-// iteration_seconds, tokens_per_second, model_tflops_per_device, percent_of_peak (and of the measured
-// GEMM peak), bubble_fraction, stages, ranks_compute_exposed_bubble_other, collectives and memory.
+// iteration_seconds, tokens_per_second, model_tflops_per_device and percent_of_peak (MFU; and of the
+// measured GEMM peak), hardware_tflops_per_device and percent_of_peak_hardware (HFU), flops_convention
+// (attention, recomputation), bubble_fraction, stages, ranks_compute_exposed_bubble_other, collectives
+// and memory. A legacy summary is written back as it was read.
 nlohmann::json to_json(const RunSummary& s);
-// The summary back from that document (a child process's result). Throws nlohmann::json::exception
-// when a field is missing.
+// The summary back from that document (a child process's result, or a saved one). A document without
+// hardware_tflops_per_device is a legacy one (legacy_flops). Throws nlohmann::json::exception when a
+// field is missing.
 RunSummary run_summary_from_json(const nlohmann::json& j);
 
+// The model and hardware FLOPs lines of a report (MFU, HFU and the conventions), `dtype` naming the peak.
+std::string flops_lines(const RunSummary& s, const std::string& dtype);
 // The lines after a report's header: iteration time, throughput, bubble, the stage and collective
-// tables and the memory verdict. `what` ends the out-of-memory warning ("simulated anyway").
-void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what);
-// The collective table in nccl-tests' terms: per call size in bytes and time in µs, algbw and busbw in
-// GB/s, then the iteration's total and exposed milliseconds per rank.
-void print_collective_table(const std::vector<CollectiveSummary>& collectives);
+// tables and the memory verdict. `what` ends the out-of-memory warning ("simulated anyway"); `note`, if
+// any, is a line under the collective table (an approximation of the run's fidelity).
+void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what, const std::string& note = "");
+// The collective table in nccl-tests' terms: per call size in bytes and own time in µs, algbw and busbw
+// in GB/s, then the iteration's total, waiting-for-peers and exposed milliseconds per rank.
+void print_collective_table(const std::vector<CollectiveSummary>& collectives, const std::string& note = "");
 
 }  // namespace paratwin::predict

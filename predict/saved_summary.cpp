@@ -50,6 +50,9 @@ CollectiveSummary collective(JsonReader& r, int64_t ranks) {
   c.bytes = r.number("bytes", std::nullopt, 0, kSummaryMaxBytes);
   c.seconds = seconds(r, "seconds");
   c.exposed = seconds(r, "exposed_seconds");
+  // Absent from measured runs and from summaries saved before the arrival skew was told apart.
+  c.waiting = r.has("waiting_seconds") ? seconds(r, "waiting_seconds") : 0.0;
+  if (r.has("call_seconds")) c.call_seconds = seconds(r, "call_seconds");
   return c;
 }
 
@@ -64,8 +67,20 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     s.ranks = r.integer("ranks", std::nullopt, 1, kSummaryMaxRanks);
     s.iteration_seconds = positive(r, "iteration_seconds", kSummaryMaxSeconds);
     s.tokens_per_second = r.number("tokens_per_second", std::nullopt, 0, kSummaryMaxTokensPerSecond);
-    s.model_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
-    s.percent_of_peak = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
+    if (r.has("hardware_tflops_per_device")) {
+      s.model_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
+      s.percent_of_peak = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
+      s.hardware_tflops_per_device = r.number("hardware_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
+      s.percent_of_peak_hardware = r.number("percent_of_peak_hardware", std::nullopt, 0, kSummaryMaxPercent);
+      s.recomputation = r.object("flops_convention").choice("recomputation", {"none", "selective", "full"});
+    } else {
+      // Saved before model and hardware FLOPs were told apart: its "model" figure counted the recomputed
+      // forward of full checkpointing (Megatron SC21 eq. 3), so it is a hardware figure
+      // (run_summary_from_json reads it so too).
+      s.legacy_flops = true;
+      s.hardware_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
+      s.percent_of_peak_hardware = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
+    }
     if (r.has("percent_of_empirical_peak"))
       s.percent_of_empirical_peak = r.number("percent_of_empirical_peak", std::nullopt, 0, kSummaryMaxPercent);
     JsonReader bubble = r.object("bubble_fraction");

@@ -11,5 +11,8 @@ namespace paratwin::predict {
 
 // `p` holds a simulation (summary and record).
 std::string simulation_heading(const workloads::Workload& w, const Prediction& p);
+// The line under the collective table that states the fidelity's approximation of the waiting column,
+// or "" where there is none to state.
+std::string collective_table_note(const Prediction& p);
 
 }  // namespace paratwin::predict

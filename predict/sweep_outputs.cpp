@@ -121,12 +121,28 @@ std::string sweep_plot_script(const SweepSpec& spec, const std::vector<SweepPoin
 }
 
 const std::vector<std::string>& sweep_columns() {
-  static const std::vector<std::string> columns = {"workload",       "machine",         "gpus",
-                                                   "nodes",          "configuration",   "global_batch",
-                                                   "model",          "iteration_s",     "tokens_per_s",
-                                                   "tflops_per_gpu", "percent_of_peak", "compute_s",
-                                                   "exposed_comm_s", "bubble_s",        "memory_gib_per_gpu",
-                                                   "fits",           "status",          "error"};
+  // tflops_per_gpu and percent_of_peak: model FLOPs (MFU, no recomputation); the _hardware columns
+  // count recomputation (HFU).
+  static const std::vector<std::string> columns = {"workload",
+                                                   "machine",
+                                                   "gpus",
+                                                   "nodes",
+                                                   "configuration",
+                                                   "global_batch",
+                                                   "model",
+                                                   "iteration_s",
+                                                   "tokens_per_s",
+                                                   "tflops_per_gpu",
+                                                   "percent_of_peak",
+                                                   "hardware_tflops_per_gpu",
+                                                   "percent_of_peak_hardware",
+                                                   "compute_s",
+                                                   "exposed_comm_s",
+                                                   "bubble_s",
+                                                   "memory_gib_per_gpu",
+                                                   "fits",
+                                                   "status",
+                                                   "error"};
   return columns;
 }
 

@@ -129,6 +129,8 @@ void fill_from(nlohmann::json& row, const Prediction& p) {
   row["tokens_per_s"] = p.tokens_per_second;
   row["tflops_per_gpu"] = p.model_tflops_per_device;
   row["percent_of_peak"] = p.percent_of_peak;
+  row["hardware_tflops_per_gpu"] = p.hardware_tflops_per_device;
+  row["percent_of_peak_hardware"] = p.percent_of_peak_hardware;
   row["compute_s"] = p.compute_seconds;
   row["exposed_comm_s"] = p.exposed_comm_seconds;
   row["bubble_s"] = p.bubble_seconds;
@@ -152,9 +154,9 @@ nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p, const st
     default:
       row["configuration"] = to_string(spec.configurations);
   }
-  for (const char* column :
-       {"nodes", "global_batch", "iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "compute_s",
-        "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits"})
+  for (const char* column : {"nodes", "global_batch", "iteration_s", "tokens_per_s", "tflops_per_gpu",
+                             "percent_of_peak", "hardware_tflops_per_gpu", "percent_of_peak_hardware", "compute_s",
+                             "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits"})
     row[column] = nullptr;
   row["status"] = "ok";
   row["error"] = "";
@@ -194,8 +196,9 @@ std::string row_problem(const SweepSpec& spec, const SweepPoint& point, const nl
   for (const char* key : {"nodes", "global_batch"})
     if (!row[key].is_number_integer() || row[key].get<int64_t>() < 1)
       return std::string("row.") + key + " is not a positive integer";
-  for (const char* key : {"iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "compute_s",
-                          "exposed_comm_s", "bubble_s", "memory_gib_per_gpu"}) {
+  for (const char* key :
+       {"iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "hardware_tflops_per_gpu",
+        "percent_of_peak_hardware", "compute_s", "exposed_comm_s", "bubble_s", "memory_gib_per_gpu"}) {
     const auto& v = row[key];
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
       return std::string("row.") + key + " is not a finite, non-negative number";

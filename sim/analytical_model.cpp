@@ -86,7 +86,9 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
 
   AnalyticalEstimate out;
   out.device_memory = machine.node.device.memory;
-  out.model_flops = workloads::model_flops(w);
+  const auto flops = workloads::iteration_flops(w);
+  out.model_flops = flops.model;
+  out.hardware_flops = flops.hardware;
   // Memory: the busiest stage. GPipe keeps every micro-batch's activations; the lowered m1 of them
   // stand for m.
   for (const auto& role : program.roles) {
@@ -183,8 +185,10 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       (pp.stages > 1 ? static_cast<double>(pp.stages - 1) / static_cast<double>(pp.chunks) * per_mb_slowest : 0);
   out.iteration = slowest + out.bubble;
   out.tokens_per_second = static_cast<double>(w.training.global_batch * w.model.seq_len) / out.iteration;
-  out.percent_of_peak =
-      100 * out.model_flops / out.iteration / static_cast<double>(w.total_ranks()) / cost.peak_flops(w.training.dtype);
+  const auto rates = workloads::flop_rates(flops, out.iteration, static_cast<double>(w.total_ranks()),
+                                           cost.peak_flops(w.training.dtype));
+  out.percent_of_peak = rates.model_percent;
+  out.percent_of_peak_hardware = rates.hardware_percent;
   return out;
 }
 

@@ -52,9 +52,12 @@ struct AnalyticalEstimate {
   workloads::MemoryEstimate memory;  // per rank of the busiest stage
   double device_memory = 0;          // bytes of one device
   bool fits() const { return memory.total() <= device_memory; }
-  double model_flops = 0;  // per iteration, all ranks
+  // Per iteration, all ranks: model FLOPs (no recomputation) and hardware FLOPs (with it), as
+  // workloads::iteration_flops counts them.
+  double model_flops = 0, hardware_flops = 0;
   double tokens_per_second = 0;
-  double percent_of_peak = 0;  // model FLOP/s per device over the dtype's advertised peak
+  double percent_of_peak = 0;           // MFU: model FLOP/s per device over the dtype's advertised peak
+  double percent_of_peak_hardware = 0;  // HFU: hardware FLOP/s per device over the same peak
 };
 
 class CollectiveTimes;

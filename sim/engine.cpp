@@ -106,6 +106,8 @@ SimResult simulate(const workloads::Program& program, const topology::Topology& 
     c.count = static_cast<int64_t>(static_cast<double>(c.count) / ranks + 0.5);
     c.bytes /= ranks;
     c.seconds /= ranks;
+    c.waiting /= ranks;
+    c.call_seconds /= ranks;
     c.exposed /= ranks;
     out.collectives.push_back(c);
   }

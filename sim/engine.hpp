@@ -61,6 +61,10 @@ struct CollectiveStats {
   int64_t count = 0;   // per rank
   double bytes = 0;    // per rank
   double seconds = 0;  // per rank, summed over its collectives (start to end)
+  // Per rank: the part of `seconds` before the group's last member reached the call (waiting for
+  // peers, the members' arrival skew), and the calls' own time, each call from its last member's
+  // arrival to its last member's end (a collective timed alone: its whole time).
+  double waiting = 0, call_seconds = 0;
   double exposed = 0;  // per rank: time the compute stream waited for these collectives
 };
 

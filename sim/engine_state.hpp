@@ -56,6 +56,23 @@ struct PhaseEntry {
   std::vector<Waiter> waiting;
 };
 
+// One call of a collective as its group's members (actors) reach it: when the last so far arrived and
+// the last so far finished, and how many arrived and finished (the entry goes when all have). A
+// member's time before the last arrival is waiting for peers; the call's own time is from the last
+// arrival to the last end.
+struct CallKey {
+  workloads::AxisMask group = 0;
+  int64_t place = 0;  // which group of that mask: its phase component, or its first member rank
+  int stream = 0;
+  int64_t ordinal = 0;  // the call's place among the group's calls on that stream
+  auto operator<=>(const CallKey&) const = default;
+};
+struct CallEntry {
+  double last_arrival = 0, last_end = 0;
+  int32_t arrived = 0, finished = 0, members = 0;
+  int64_t ranks = 0;  // the ranks its arrived members stand for
+};
+
 // State shared by every rank actor (the simulation runs all actors in one thread).
 struct EngineState {
   const workloads::Program& program;
@@ -83,6 +100,7 @@ struct EngineState {
   std::unique_ptr<NodeCollectives> node_collectives;  // when folded
   std::unique_ptr<PhasePlanner> phases;               // when phased
   std::map<PhaseKey, PhaseEntry> board;               // phases some but not all members reached
+  std::map<CallKey, CallEntry> calls;                 // collective calls some members have not finished
   std::vector<sg4::Mailbox*> notices;                 // per actor and stream: "your phase is over"
   std::chrono::steady_clock::time_point last_report = started;
 

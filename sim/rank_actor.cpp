@@ -99,6 +99,19 @@ void RankActor::start_collective(int s, const Op& op) {
   const GroupInfo& group = group_info(op.group);
   const GroupLayout& layout = st_.layouts.vendor_runs(op.kind) ? *group.vendor_layout : *group.layout;
   f.algorithm = st_.tuner.choose(op.kind, layout, op.bytes);
+  f.ordinal = collectives_started_[{op.group, s}]++;
+  // The members meeting at this call: the actors of its phase component, else every rank of the group.
+  // An on-node folded collective is timed alone, with no peers to wait for.
+  f.call_tracked = !group.on_node;
+  if (f.call_tracked) {
+    const auto& grid = st_.program.grid;
+    f.call = {op.group, st_.phased ? group.component : grid.group_member(rank_, op.group, 0), s, f.ordinal};
+    CallEntry& call = st_.calls[f.call];
+    call.members = st_.phased ? group.component_size : static_cast<int32_t>(grid.group_size(op.group));
+    call.last_arrival = std::max(call.last_arrival, f.start);
+    ++call.arrived;
+    call.ranks += weight_;
+  }
   if (st_.options.free_communication) {
     complete(s);
     return;
@@ -110,7 +123,6 @@ void RankActor::start_collective(int s, const Op& op) {
   }
   const int32_t me = static_cast<int32_t>(st_.program.grid.index_in_group(rank_, op.group));
   f.steps = st_.step_costs.plan(op.kind, f.algorithm, layout, me, op.bytes, op.root, st_.options.fidelity);
-  if (st_.phased) f.ordinal = collectives_started_[{op.group, s}]++;
   post_step(s);
   compute_pace();
 }
@@ -367,6 +379,24 @@ void RankActor::complete(int s) {
   if (st_.traced[static_cast<size_t>(rank_)]) record({rank_, f.op, f.start, now});
   if (workloads::is_collective(op.kind)) {
     auto& c = st_.collective_stats[{static_cast<int>(op.kind), op.group}];
+    // Before the last member arrived this rank waited for its peers (a member that leaves before the
+    // last arrives, as a broadcast's root can, waited only for those that came before it). The call's
+    // own time runs from that arrival to its last member's end, whatever the members did before it
+    // (exact fidelity lets the first ones start the ring steps between themselves): counted once per
+    // call, for every rank it had.
+    const auto it = f.call_tracked ? st_.calls.find(f.call) : st_.calls.end();
+    double waiting = 0;
+    if (it != st_.calls.end()) {
+      CallEntry& call = it->second;
+      waiting = std::clamp(call.last_arrival - f.start, 0.0, now - f.start);
+      call.last_end = std::max(call.last_end, now);
+      if (++call.finished >= call.members && call.finished >= call.arrived) {
+        c.call_seconds += (call.last_end - call.last_arrival) * call.ranks;
+        st_.calls.erase(it);
+      }
+    } else {
+      c.call_seconds += (now - f.start) * weight_;  // timed alone
+    }
     c.kind = op.kind;
     if (std::find(c.algorithms.begin(), c.algorithms.end(), f.algorithm) == c.algorithms.end())
       c.algorithms.push_back(f.algorithm);
@@ -374,6 +404,7 @@ void RankActor::complete(int s) {
     c.count += weight_;
     c.bytes += op.bytes * weight_;
     c.seconds += (now - f.start) * weight_;
+    c.waiting += waiting * weight_;
   }
 }
 

@@ -65,7 +65,9 @@ class RankActor {
     bool timed = false;                     // the op ends at `wake` (compute alone on its device, folded collective)
     Algorithm algorithm = Algorithm::ring;  // the library's choice for this collective
     std::vector<void*> payloads;            // receive buffers of the current step
-    int64_t ordinal = 0;                    // phased collective: its place among the group's on this stream
+    int64_t ordinal = 0;                    // collective: its place among the group's on this stream
+    CallKey call;                           // collective: the call it is, for the arrival skew
+    bool call_tracked = false;              // `call` is on the engine's board (not an on-node folded one)
     std::vector<Waiter> waiters;            // phased: the members to tell when the phase's transfers end
     double phase_latency = -1;              // phased leader: the latency to add once its flows end (>= 0)
     bool in_latency = false;                // `wake` ends the phase's latency
@@ -145,7 +147,7 @@ class RankActor {
   std::vector<GroupInfo> groups_;
   std::unordered_map<uint64_t, sg4::Mailbox*> mailboxes_;
   std::unordered_map<int64_t, double> latencies_;
-  std::map<std::pair<workloads::AxisMask, int>, int64_t> collectives_started_;  // phased, by (group, stream)
+  std::map<std::pair<workloads::AxisMask, int>, int64_t> collectives_started_;  // by (group, stream)
   std::map<std::pair<int32_t, int>, int64_t> messages_started_;  // phased, by (peer actor, channel and direction)
 };
 

@@ -10,6 +10,14 @@ double flops_eq3(double B, double S, double l, double h, double V) {
   return 96.0 * B * S * l * h * h * (1.0 + S / (6.0 * h) + V / (16.0 * l * h));
 }
 
+double model_flops_korthikanti(double B, double S, double l, double h, double V) {
+  return 72.0 * B * S * l * h * h * (1.0 + S / (6.0 * h) + V / (12.0 * l * h));
+}
+
+double palm_flops_per_token(double N, double l, double h, double S) {
+  return 6.0 * N + 12.0 * l * h * S;
+}
+
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
   ParameterCounts c;
@@ -27,20 +35,46 @@ ParameterCounts count_parameters(const ModelConfig& m) {
   return c;
 }
 
-double model_flops(const Workload& w) {
+IterationFlops iteration_flops(const Workload& w) {
   const auto& m = w.model;
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
   const double S = static_cast<double>(m.seq_len);
   const double tokens = static_cast<double>(w.training.global_batch) * S;
-  const double attn = 2.0 * tokens * (4.0 * h * h) + 4.0 * tokens * S * h;
+  // Forward of one layer: QKV and the output projection (4h² multiply-adds per token), then Q·Kᵀ and
+  // scores·V over all S keys (2·S·h per token).
+  const double core = 4.0 * tokens * S * h;
+  const double attn = 2.0 * tokens * (4.0 * h * h) + core;
   const double mlp = 2.0 * tokens * (2.0 * h * f);
+  const double layers = static_cast<double>(m.layers);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
-  const double dense_layers = static_cast<double>(m.layers) - moe_layers;
+  const double dense_layers = layers - moe_layers;
   const double k = m.moe.enabled() ? static_cast<double>(m.moe.top_k) : 0.0;
-  const double forward = static_cast<double>(m.layers) * attn + dense_layers * mlp + moe_layers * k * mlp;
-  const double passes = w.training.checkpointing == Checkpointing::full ? 4.0 : 3.0;
-  const double logits = 3.0 * 2.0 * tokens * h * static_cast<double>(m.vocab);
-  return passes * forward + logits;
+  const double forward = layers * attn + dense_layers * mlp + moe_layers * k * mlp;
+  const double logits = 2.0 * tokens * h * static_cast<double>(m.vocab);
+  IterationFlops out;
+  out.model = 3.0 * (forward + logits);
+  double recomputed = 0;
+  switch (w.training.checkpointing) {
+    case Checkpointing::none:
+      break;
+    case Checkpointing::full:
+      recomputed = forward;
+      break;
+    case Checkpointing::selective:
+      recomputed = layers * core;
+      break;
+  }
+  out.hardware = out.model + recomputed;
+  return out;
+}
+
+FlopRates flop_rates(const IterationFlops& flops, double seconds, double devices, double peak) {
+  FlopRates r;
+  r.model_per_device = flops.model / seconds / devices;
+  r.hardware_per_device = flops.hardware / seconds / devices;
+  r.model_percent = 100 * r.model_per_device / peak;
+  r.hardware_percent = 100 * r.hardware_per_device / peak;
+  return r;
 }
 
 double model_state_bytes_per_param(const TrainingConfig& t) {

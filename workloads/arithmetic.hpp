@@ -8,8 +8,16 @@ namespace paratwin::workloads {
 
 // Seed 003 eq. (2): P = 12·l·h²·(1 + 13/(12h) + (V+S)/(12lh)).
 double parameters_eq2(double layers, double hidden, double vocab, double seq_len);
-// Seed 003 eq. (3): F = 96·B·S·l·h²·(1 + S/(6h) + V/(16lh)), with full recomputation.
+// Seed 003 eq. (3) (Narayanan et al., SC21): F = 96·B·S·l·h²·(1 + S/(6h) + V/(16lh)). It counts
+// full recomputation as a fourth forward pass (4 × 24·B·S·h² + 4 × 4·B·S²·h per layer) and every
+// query against every key: these are hardware FLOPs in Korthikanti et al.'s terms.
 double flops_eq3(double batch, double seq_len, double layers, double hidden, double vocab);
+// Model FLOPs of Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+// Models", §6): 72·B·S·l·h²·(1 + S/(6h) + V/(12lh)), eq. (3) without the recomputed forward.
+double model_flops_korthikanti(double batch, double seq_len, double layers, double hidden, double vocab);
+// PaLM (Chowdhery et al. 2022, Appendix B): model FLOPs per token 6·N + 12·l·h·S for N parameters,
+// attention not reduced by the causal mask.
+double palm_flops_per_token(double params, double layers, double hidden, double seq_len);
 
 // Parameter counts by construction (QKV, projection, two MLP GEMMs with biases, two layer norms per
 // layer; word and position embeddings tied to the output layer; no final layer norm, as eq. 2).
@@ -25,10 +33,32 @@ struct ParameterCounts {
 };
 ParameterCounts count_parameters(const ModelConfig& m);
 
-// Model FLOPs of one iteration: GEMM FLOPs of forward (×1), backward (×2) and, with full
-// checkpointing, the recomputed forward (×1); logits not recomputed. Equals eq. (3) for a dense model
-// with ffn_hidden = 4h and full checkpointing. MoE layers count top_k experts per token.
-double model_flops(const Workload& w);
+// The FLOPs of one training iteration, all ranks: the GEMMs and attention products of the layers
+// and the logits, 2 per multiply-add, a backward pass twice its forward. MoE layers count top_k
+// experts per token. Both figures count the full S×S score matrix (Q·Kᵀ and scores·V, 4·B·S²·h per
+// layer forward), as eq. (3) and PaLM do, not the causal half a masked kernel computes: the
+// convention is kAttentionFlops.
+struct IterationFlops {
+  // Model FLOPs, MFU's numerator: forward + backward, whatever the recomputation (Korthikanti et al.
+  // 2022; PaLM App. B). For a fixed model and batch it is a constant, so model FLOP/s per device is
+  // proportional to throughput.
+  double model = 0;
+  // Hardware FLOPs, HFU's numerator: the model FLOPs plus what activation checkpointing recomputes.
+  // Full: every layer's forward again, logits not (eq. 3 for a dense model with ffn_hidden = 4h);
+  // selective: the attention core (Q·Kᵀ and scores·V, Korthikanti et al. §5). Recomputation inside a
+  // kernel (a flash kernel's backward) is not counted.
+  double hardware = 0;
+};
+IterationFlops iteration_flops(const Workload& w);
+inline constexpr const char* kAttentionFlops = "full";  // every query against every key, not causal
+
+// FLOP/s per device of an iteration that took `seconds` on `devices` devices, each figure also as a
+// percentage of a device's `peak` FLOP/s: MFU and HFU (Korthikanti et al. 2022, §6; PaLM App. B).
+struct FlopRates {
+  double model_per_device = 0, hardware_per_device = 0;  // FLOP/s
+  double model_percent = 0, hardware_percent = 0;        // of peak: MFU and HFU × 100
+};
+FlopRates flop_rates(const IterationFlops& flops, double seconds, double devices, double peak);
 
 // Mixed-precision Adam state per parameter (bytes): 2 half weights + 2 half gradients + 4 fp32
 // master + 8 moments = 16 (ZeRO's convention); + 4 with fp32 gradients = 20 (seed 002 §3.3.2).

@@ -313,7 +313,9 @@ Program lower(const Workload& w, const LowerOptions& options) {
   prog.devices_per_node = options.devices_per_node > 0 ? options.devices_per_node : w.placement.devices_per_node;
   prog.micro_batches = w.micro_batches();
   prog.tokens_per_iteration = w.training.global_batch * w.model.seq_len;
-  prog.model_flops = model_flops(w);
+  const auto flops = iteration_flops(w);
+  prog.model_flops = flops.model;
+  prog.hardware_flops = flops.hardware;
   prog.parameters = count_parameters(w.model).total();
 
   const Ctx ctx(w, prog.grid);

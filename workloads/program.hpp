@@ -125,7 +125,9 @@ struct Program {
   int64_t devices_per_node = 0;
   int64_t micro_batches = 0;
   int64_t tokens_per_iteration = 0;
-  double model_flops = 0;   // seed 003 eq. 3 style model FLOPs of one iteration (all ranks)
+  // FLOPs of one iteration, all ranks (workloads/arithmetic.hpp iteration_flops): model FLOPs (no
+  // recomputation, MFU's) and hardware FLOPs (recomputation counted, HFU's; seed 003 eq. 3's with full).
+  double model_flops = 0, hardware_flops = 0;
   double parameters = 0;    // whole model
   std::vector<Role> roles;  // indexed by pipeline stage
 

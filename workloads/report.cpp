@@ -37,6 +37,7 @@ ProgramSummary summarize(const Program& p) {
   s.tokens_per_iteration = p.tokens_per_iteration;
   s.parameters = p.parameters;
   s.model_flops = p.model_flops;
+  s.hardware_flops = p.hardware_flops;
   for (const Role& role : p.roles) {
     RoleSummary r;
     r.name = role.name;
@@ -80,6 +81,7 @@ nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_mem
   j["tokens_per_iteration"] = s.tokens_per_iteration;
   j["parameters"] = s.parameters;
   j["model_flops"] = s.model_flops;
+  j["hardware_flops"] = s.hardware_flops;
   j["executed_gemm_flops"] = s.executed_gemm_flops;
   if (device_memory) j["device_memory_bytes"] = *device_memory;
   for (const auto& r : s.roles) {
@@ -121,7 +123,8 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
   for (const auto& a : s.axes) o << ' ' << a.name << '=' << a.size;
   o << "\n  " << human(s.parameters, "") << " parameters, " << s.micro_batches << " micro-batches, "
     << s.tokens_per_iteration << " tokens per iteration\n";
-  o << "  model FLOPs per iteration " << human(s.model_flops, "FLOP") << ", executed GEMM FLOPs (all ranks) "
+  o << "  model FLOPs per iteration " << human(s.model_flops, "FLOP") << " (no recomputation), hardware FLOPs "
+    << human(s.hardware_flops, "FLOP") << " (with it), executed GEMM FLOPs (all ranks) "
     << human(s.executed_gemm_flops, "FLOP") << "\n";
   for (const auto& r : s.roles) {
     if (only_role >= 0 && r.stage != only_role) continue;

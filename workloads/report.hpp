@@ -42,8 +42,8 @@ struct ProgramSummary {
   int64_t micro_batches = 0;
   int64_t tokens_per_iteration = 0;
   double parameters = 0;
-  double model_flops = 0;
-  double executed_gemm_flops = 0;  // GEMM FLOPs summed over every rank
+  double model_flops = 0, hardware_flops = 0;  // the program's (no recomputation; with it)
+  double executed_gemm_flops = 0;              // GEMM FLOPs summed over every rank
   std::vector<RoleSummary> roles;
 };
 

@@ -38,6 +38,8 @@ TEST(AnalyticalPrediction, IsTheEstimateOfTheWorkloadsNodes) {
   EXPECT_DOUBLE_EQ(p.iteration_seconds, e.iteration);
   EXPECT_DOUBLE_EQ(p.percent_of_peak, e.percent_of_peak);
   EXPECT_DOUBLE_EQ(p.model_tflops_per_device, e.model_flops / e.iteration / 32 / 1e12);
+  EXPECT_DOUBLE_EQ(p.percent_of_peak_hardware, e.percent_of_peak_hardware);
+  EXPECT_DOUBLE_EQ(p.hardware_tflops_per_device, e.hardware_flops / e.iteration / 32 / 1e12);
   EXPECT_DOUBLE_EQ(p.compute_seconds, e.compute);
   EXPECT_DOUBLE_EQ(p.memory_bytes_per_rank, e.memory.total());
   EXPECT_EQ(p.fits, e.fits());

@@ -35,6 +35,10 @@ TEST(RunSummary, StagesBubbleCollectivesAndMemory) {
   EXPECT_DOUBLE_EQ(s.model_tflops_per_device, r.program.model_flops / 2.0 / 2 / 1e12);
   EXPECT_DOUBLE_EQ(s.percent_of_peak,
                    100 * r.program.model_flops / 2.0 / 2 / r.machine.node.device.peak_flops.at("fp32"));
+  EXPECT_DOUBLE_EQ(s.hardware_tflops_per_device, r.program.hardware_flops / 2.0 / 2 / 1e12);
+  EXPECT_DOUBLE_EQ(s.percent_of_peak_hardware,
+                   100 * r.program.hardware_flops / 2.0 / 2 / r.machine.node.device.peak_flops.at("fp32"));
+  EXPECT_EQ(s.recomputation, pw::to_string(r.w.training.checkpointing));
   EXPECT_DOUBLE_EQ(s.bubble_analytical, 1.0 / 8);
   EXPECT_DOUBLE_EQ(s.bubble_measured, 0.3 / 2.5);
   ASSERT_EQ(s.stages.size(), 2u);
@@ -74,6 +78,72 @@ TEST(RunSummary, JsonDocumentRoundTrips) {
   auto broken = j;
   broken.erase("memory");
   EXPECT_ANY_THROW(pp::run_summary_from_json(broken));
+}
+
+TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
+  // Issue 33 item 3: model TFLOP/s and % of peak counted recomputation, so a faster configuration
+  // without it could show a lower % of peak. Model FLOPs per device times the iteration time are the
+  // same under every checkpointing; hardware FLOPs add the recomputation.
+  auto r = tiny_pipeline();
+  std::vector<double> model, hardware;
+  for (auto c : {pw::Checkpointing::full, pw::Checkpointing::selective, pw::Checkpointing::none}) {
+    r.w.training.checkpointing = c;
+    pw::LowerOptions o;
+    o.devices_per_node = r.machine.devices_per_node();
+    const auto program = pw::lower(r.w, o);
+    const double T = c == pw::Checkpointing::full ? 2.0 : 1.5;
+    const auto s = pp::summarize(r.w, program, r.machine, T, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+    model.push_back(s.model_tflops_per_device * T);
+    hardware.push_back(s.hardware_tflops_per_device * T);
+    EXPECT_NEAR(s.percent_of_peak / s.model_tflops_per_device,
+                s.percent_of_peak_hardware / s.hardware_tflops_per_device, 1e-9);
+  }
+  EXPECT_DOUBLE_EQ(model[1], model[0]);
+  EXPECT_DOUBLE_EQ(model[2], model[0]);
+  EXPECT_GT(hardware[0], hardware[1]);  // a full forward more than the attention core
+  EXPECT_GT(hardware[1], hardware[2]);
+  EXPECT_DOUBLE_EQ(hardware[2], model[2]);
+}
+
+TEST(RunSummary, ACollectivesTimePerCallIsItsOwnNotTheWaitForPeers) {
+  // Issue 33 item 7: per rank, a call counted from the rank's own start includes waiting for the group's
+  // last member; time per call, algbw and busbw are the call's own (from that arrival to its end).
+  const auto r = tiny_pipeline();
+  const auto pipe = r.program.grid.mask("pipe");
+  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                               {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 5e-3, 4e-3, 3e-3, 2e-3}});
+  const auto& c = s.collectives[0];
+  EXPECT_DOUBLE_EQ(c.seconds_per_call(), 0.5e-3);
+  EXPECT_DOUBLE_EQ(c.algbw(), 4e9);
+  const auto j = pp::to_json(s);
+  EXPECT_EQ(j["collectives"][0]["waiting_seconds"].get<double>(), 3e-3);
+  EXPECT_EQ(j["collectives"][0]["call_seconds"].get<double>(), 2e-3);
+  EXPECT_EQ(pp::to_json(pp::run_summary_from_json(j)).dump(), j.dump());
+  // A measured collective knows neither: its own spans stand for its calls, and the JSON says nothing more.
+  const auto m = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                               {{pw::OpKind::all_reduce, pipe, "", 4, 8e6, 5e-3, 4e-3}});
+  EXPECT_DOUBLE_EQ(m.collectives[0].seconds_per_call(), 1.25e-3);
+  EXPECT_FALSE(pp::to_json(m)["collectives"][0].contains("call_seconds"));
+}
+
+TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
+  // A saved `simulate --json` of the old layout: one "model" figure that counted recomputation.
+  const auto r = tiny_pipeline();
+  auto j = pp::to_json(pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {}));
+  for (const char* key : {"hardware_tflops_per_device", "percent_of_peak_hardware", "flops_convention"}) j.erase(key);
+  j["model_tflops_per_device"] = 123.0;
+  j["percent_of_peak"] = 39.4;
+  const auto s = pp::run_summary_from_json(j);
+  EXPECT_TRUE(s.legacy_flops);
+  EXPECT_DOUBLE_EQ(s.hardware_tflops_per_device, 123.0);
+  EXPECT_DOUBLE_EQ(s.percent_of_peak_hardware, 39.4);
+  EXPECT_EQ(pp::to_json(s).dump(), j.dump());  // written back as it was read
+  EXPECT_EQ(pp::flops_lines(s, "bf16"),
+            "  hardware FLOPs        123 TFLOP/s per device = 39.4% of bf16 peak (HFU, saved by an older paratwin, "
+            "recomputation counted)\n"
+            "  (model FLOPs: forward + backward, no recomputation, 6N + 12·l·h·s per token as PaLM App. B; hardware "
+            "FLOPs add\n   what checkpointing recomputes, Megatron SC21 eq. 3 with full; both count the full s×s "
+            "attention, not the causal half)\n");
 }
 
 TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {

@@ -127,7 +127,7 @@ TEST(Lower4D, OverlapRemovesBlockingDependencies) {
 
 TEST(Lower4D, ExecutedFlopsCountAttentionRepeatedOverY) {
   const auto p = four_d(false);
-  const double eq_all = p.model_flops;
+  const double eq_all = p.hardware_flops;
   // The y ranks repeat the attention core (heads split over x, tokens over z only).
   const double tokens = 16.0 * kS, layers = 4;
   const double attention = 4.0 * 4.0 * tokens * kS * kH * layers;  // fwd + recompute + 2·bwd
