@@ -75,9 +75,9 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   // Model FLOPs do not count recomputation: for one model and batch they follow the throughput.
   // A legacy summary knows only the figure that counted it (hardware); its model figures are absent.
   auto model = [](const RunSummary& s, double v) { return s.legacy_flops ? std::nullopt : std::optional<double>(v); };
-  rows.push_back({"model TFLOP/s per device", "TFLOP/s", model(a, a.model_tflops_per_device),
-                  model(b, b.model_tflops_per_device)});
-  rows.push_back({"model FLOPs: of peak (MFU)", "%", model(a, a.percent_of_peak), model(b, b.percent_of_peak)});
+  rows.push_back(figures("model TFLOP/s per device", "TFLOP/s", model(a, a.model_tflops_per_device),
+                         model(b, b.model_tflops_per_device)));
+  rows.push_back(figures("model FLOPs: of peak (MFU)", "%", model(a, a.percent_of_peak), model(b, b.percent_of_peak)));
   both("hardware TFLOP/s per device", "TFLOP/s", a.hardware_tflops_per_device, b.hardware_tflops_per_device);
   both("hardware FLOPs: of peak (HFU)", "%", a.percent_of_peak_hardware, b.percent_of_peak_hardware);
   const auto& sa = a.busiest_stage();
