@@ -58,8 +58,10 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
   const double devices = static_cast<double>(program.grid.size());
   const auto& dev = machine.node.device;
   const std::string dtype = workloads::to_string(w.training.dtype);
-  const double peak = dev.peak_flops.count(dtype) ? dev.peak_flops.at(dtype) : dev.peak_flops.begin()->second;
+  const auto peak_entry = dev.peak_flops.count(dtype) ? dev.peak_flops.find(dtype) : dev.peak_flops.begin();
+  const double peak = peak_entry->second;
   RunSummary s;
+  s.peak_dtype = peak_entry->first;
   s.workload = w.name;
   s.machine = machine.name;
   s.ranks = program.grid.size();
@@ -264,7 +266,13 @@ void print_summary(const workloads::Workload& w, const RunSummary& s, const char
   const std::string dtype = workloads::to_string(w.training.dtype);
   std::printf("  iteration time        %.6g s\n", s.iteration_seconds);
   std::printf("  throughput            %.4g tokens/s\n", s.tokens_per_second);
-  std::printf("%s", flops_lines(s, dtype).c_str());
+  // A machine without a peak in the run's dtype (exec of a bf16 run on localhost's CPU cores): the
+  // percentages are of another dtype's peak, and the line says so rather than "of bf16 peak".
+  const bool other_peak = !s.peak_dtype.empty() && s.peak_dtype != dtype;
+  std::printf("%s", flops_lines(s, other_peak ? s.peak_dtype : dtype).c_str());
+  if (other_peak)
+    std::printf("  (%s lists no %s peak: the percentages are of its %s peak; give the machine the run is on, -m)\n",
+                s.machine.c_str(), dtype.c_str(), s.peak_dtype.c_str());
   std::printf("\n  pipeline bubble       measured %.4f of compute, analytical (p-1)/(v·m) = %.4f\n", s.bubble_measured,
               s.bubble_analytical);
   std::printf("\n  %-6s %12s %14s %12s %12s   (seconds, mean over the stage's ranks)\n", "stage", "compute",

@@ -69,6 +69,9 @@ struct RunSummary {
   double model_tflops_per_device = 0, percent_of_peak = 0;
   double hardware_tflops_per_device = 0, percent_of_peak_hardware = 0;
   std::string recomputation;                        // the workload's checkpointing: none, full, selective
+  // The dtype whose advertised peak the percentages are of: the workload's, or the machine's first
+  // where it lists none for the workload's (a CPU machine given a bf16 run). Not saved.
+  std::string peak_dtype;
   std::optional<double> percent_of_empirical_peak;  // model FLOP/s of its best measured GEMM rate, where published
   // Read from a summary saved before model and hardware FLOPs were told apart: its model TFLOP/s
   // counted recomputation, so it is kept as the hardware figures and the model figures are unknown (0).

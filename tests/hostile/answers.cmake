@@ -36,3 +36,8 @@ hostile_case(answers_collective_time_by_fidelity 0 [=[^same x all-reduce time pe
      done
      a=$(cat /tmp/answers7.$$.exact); b=$(cat /tmp/answers7.$$.fast); rm -f /tmp/answers7.$$.*
      echo "exact $a us, fast $b us"; [[ -n $a && $a == "$b" ]] && echo "same x all-reduce time per call: $a us"]=])
+# Found running exec on a GPU with the default machine (localhost, CPU cores with an fp32 peak only): a
+# bf16 run was said to reach "4.8e+05% of bf16 peak". The percentages now name the peak they are of.
+hostile_case(answers_peak_of_another_dtype 0 [=[of fp32 peak \(MFU.*localhost lists no bf16 peak]=]
+  [=[python3 -c 'import json, os; d = json.load(open(os.environ["EX"] + "/tiny-dp.json")); d["training"]["dtype"] = "bf16"; d["parallelism"]["data"]["size"] = 1; d["optimizations"] = {}; json.dump(d, open("w.json", "w"))']=]
+  [=[$PT simulate -w w.json -m localhost 2>&1 | tr '\n' ' ']=])
