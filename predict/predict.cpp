@@ -118,6 +118,7 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   record.fidelity = choice.fidelity;
   record.fidelity_chosen_by = choice.why;
   record.library = library;
+  if (library == "pccl") record.vendor_library = sim::vendor_library(machine);
   record.profile = options.profile;
   record.flows = r.flows;
   record.transfers = r.transfers;

@@ -90,6 +90,7 @@ nlohmann::json to_json(const Prediction& p) {
   j["fidelity"] = r.fidelity;
   j["fidelity_chosen_by"] = r.fidelity_chosen_by;
   j["library"] = r.library;
+  if (!r.vendor_library.empty()) j["vendor_library"] = r.vendor_library;
   if (!r.profile.empty()) j["profile"] = r.profile;
   j["flows"] = r.flows;
   j["transfers"] = r.transfers;
@@ -107,6 +108,7 @@ Prediction prediction_from_json(const nlohmann::json& j) {
     r.fidelity = j.at("fidelity").get<std::string>();
     r.fidelity_chosen_by = j.at("fidelity_chosen_by").get<std::string>();
     r.library = j.at("library").get<std::string>();
+    r.vendor_library = j.value("vendor_library", std::string());
     r.profile = j.value("profile", std::string());
     r.flows = j.at("flows").get<int64_t>();
     r.transfers = j.at("transfers").get<int64_t>();

@@ -22,6 +22,9 @@ struct SimulationRecord {
   std::string fidelity;            // "exact" or "fast"
   std::string fidelity_chosen_by;  // "auto: above 512 ranks", "--fidelity fast", ...
   std::string library;
+  // Under pccl, the library that runs every collective PCCL does not implement (all but all-gather and
+  // reduce-scatter): sim::vendor_library of the machine. Empty under the other libraries.
+  std::string vendor_library;
   std::string profile;  // the fitted profile applied to the machine; empty: none
   int64_t flows = 0, transfers = 0, actors = 0;
   bool folded = false;

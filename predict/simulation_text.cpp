@@ -10,6 +10,12 @@ std::string simulation_heading(const workloads::Workload& w, const Prediction& p
   std::string out =
       printed("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(), s.machine.c_str(),
               static_cast<long long>(r.nodes), static_cast<long long>(s.ranks), r.fidelity.c_str(), r.library.c_str());
+  if (!r.vendor_library.empty())
+    out += printed(
+        "  library               pccl runs all-gather and reduce-scatter (hierarchical); all-reduce, broadcast and "
+        "reduce are %s's,\n                        as it tunes them (PCCL implements only the first two: Thesis "
+        "§6.2)\n",
+        r.vendor_library.c_str());
   if (!r.profile.empty()) out += printed("  calibrated by         %s\n", r.profile.c_str());
   if (r.folded)
     out += printed(
