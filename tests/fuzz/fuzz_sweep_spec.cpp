@@ -8,6 +8,8 @@
 // aborts.
 //
 // Build: scripts/build.sh fuzz      Run: tests/fuzz/run_fuzz.sh sweep_spec SECONDS
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,8 +43,13 @@ void check_error(const paratwin::InputError& e) {
 
 void check_spec(const pp::SweepSpec& s) {
   if (s.file != kSpec) bug("the spec's file is not the one read", s.file);
-  if (s.name.empty() || s.name[0] == '.' || s.name.find('/') != std::string::npos)
-    bug("a name that is not one path component", s.name);
+  // The one rule for names that become paths (common/path_name.hpp): letters, digits, '-', '_', '.',
+  // and not "." nor "..".
+  const bool plain = std::all_of(s.name.begin(), s.name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+  if (s.name.empty() || s.name == "." || s.name == ".." || !plain)
+    bug("a name that is not one plain path component", s.name);
   if (s.workloads.empty() || s.workloads.size() != s.workload_files.size()) bug("workloads and their files differ", "");
   if (s.machines.empty() || s.machines.size() != s.machine_refs.size() || s.machines.size() != s.machine_texts.size())
     bug("machines and their references differ", "");
@@ -54,7 +61,7 @@ void check_spec(const pp::SweepSpec& s) {
     bug("listed configurations without a list, or a list without them", "");
   for (const auto& c : s.listed)
     if (!c.parallelism.is_object()) bug("a configuration's parallelism is not an object", c.parallelism.dump());
-  if (s.fold && s.fidelity != "fast") bug("fold without fast fidelity", s.fidelity);
+  if (s.fold && s.fidelity != "fast" && s.fidelity != "auto") bug("fold without fast or auto fidelity", s.fidelity);
 }
 
 void check_points(const pp::SweepSpec& s) {
