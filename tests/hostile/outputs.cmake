@@ -65,22 +65,18 @@ hostile_case(outputs_compare_machines_name_climbs_out 2 [=[--machine = "\.\./x" 
 # The runner fails the case if a NAME.tmp-PID.stream is left in the folder.
 # set -m: a background job of a shell without job control would ignore SIGINT. The wait is bounded, so
 # that a run that does not end fails the case instead of its timeout.
-hostile_case(outputs_simulate_sigterm_removes_stream 0 [=[simulate ended by signal 15]=]
-  [=[cp $EX/gpt-20b-perlmutter-2048.json w.json]=]
-  [=[set -m; $PT simulate -w w.json -m perlmutter --fidelity fast --trace t.json --no-progress >/dev/null 2>&1 & pid=$!
-     for i in $(seq 200); do compgen -G 't.json.tmp-*.stream' >/dev/null && break; sleep 0.05; done
-     sleep 0.5; kill -TERM $pid
-     for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-     kill -0 $pid 2>/dev/null && { echo "simulate still runs 30 s after SIGTERM"; kill -KILL $pid; }
-     wait $pid; s=$?; echo "simulate ended by signal $((s - 128))"]=])
-hostile_case(outputs_simulate_sigint_removes_stream 0 [=[simulate ended by signal 2]=]
-  [=[cp $EX/gpt-20b-perlmutter-2048.json w.json]=]
-  [=[set -m; $PT simulate -w w.json -m perlmutter --fidelity fast --trace t.json --no-progress >/dev/null 2>&1 & pid=$!
-     for i in $(seq 200); do compgen -G 't.json.tmp-*.stream' >/dev/null && break; sleep 0.05; done
-     sleep 0.5; kill -INT $pid
-     for i in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-     kill -0 $pid 2>/dev/null && { echo "simulate still runs 30 s after SIGINT"; kill -KILL $pid; }
-     wait $pid; s=$?; echo "simulate ended by signal $((s - 128))"]=])
+function(interrupted_simulate_case name signal number)
+  hostile_case(outputs_simulate_${name}_removes_stream 0 "simulate ended by signal ${number}"
+    [=[cp $EX/gpt-20b-perlmutter-2048.json w.json]=]
+    "set -m<semicolon> $PT simulate -w w.json -m perlmutter --fidelity fast --trace t.json --no-progress >/dev/null 2>&1 & pid=$!
+     for i in $(seq 200)<semicolon> do compgen -G 't.json.tmp-*.stream' >/dev/null && break<semicolon> sleep 0.05<semicolon> done
+     sleep 0.5<semicolon> kill -${signal} $pid
+     for i in $(seq 300)<semicolon> do kill -0 $pid 2>/dev/null || break<semicolon> sleep 0.1<semicolon> done
+     kill -0 $pid 2>/dev/null && { echo \"simulate still runs 30 s after SIG${signal}\"<semicolon> kill -KILL $pid<semicolon> }
+     wait $pid<semicolon> s=$?<semicolon> echo \"simulate ended by signal $((s - 128))\"")
+endfunction()
+interrupted_simulate_case(sigterm TERM 15)
+interrupted_simulate_case(sigint INT 2)
 hostile_case(outputs_stale_temporaries_swept 0 [=[^left: other.tmp-[0-9]+.stream t.json t.json.tmp-1.stream w.json$]=] ""
   [=[d=$(mktemp -d) && cp $EX/tiny-dp.json $d/w.json && cd $d || exit 1
      dead=$(bash -c 'echo $$')

@@ -35,6 +35,15 @@ pw::ModelConfig gpt(int64_t layers, int64_t hidden, int64_t heads) {
   return m;
 }
 
+// GPT-3 175B in one iteration of 1,536 sequences, as Megatron SC21 trains it.
+pw::Workload gpt3_175b(pw::Checkpointing checkpointing) {
+  pw::Workload w;
+  w.model = gpt(96, 12288, 96);
+  w.training.global_batch = 1536;
+  w.training.checkpointing = checkpointing;
+  return w;
+}
+
 }  // namespace
 
 TEST(Arithmetic, ParametersEqualEq2ForGpt3_175B) {
@@ -71,10 +80,7 @@ TEST(Arithmetic, HardwareFlopsEqualEq3WithFullRecomputationAndModelFlopsKorthika
 TEST(Arithmetic, ModelFlopsDoNotDependOnRecomputation) {
   // The symptom: selective instead of full recomputation made the iteration 55.7 % faster but
   // model TFLOP/s only 17 % higher, because model FLOPs shrank with the recomputation they counted.
-  pw::Workload w;
-  w.model = gpt(96, 12288, 96);
-  w.training.global_batch = 1536;
-  w.training.checkpointing = pw::Checkpointing::full;
+  pw::Workload w = gpt3_175b(pw::Checkpointing::full);
   const auto full = pw::iteration_flops(w);
   w.training.checkpointing = pw::Checkpointing::selective;
   const auto selective = pw::iteration_flops(w);
@@ -99,9 +105,7 @@ TEST(Arithmetic, Gpt3ModelFlopsPerTokenArePalms6NPlusAttention) {
   // PaLM (Chowdhery et al. 2022) App. B: 6N + 12·l·h·s model FLOPs per token, non-causal attention;
   // N counts the embeddings, whose tied output layer is the logits GEMM. GPT-3 175B: 6N is 1.05 TFLOP
   // per token, attention adds 2.8 %.
-  pw::Workload w;
-  w.model = gpt(96, 12288, 96);
-  w.training.global_batch = 1536;
+  const pw::Workload w = gpt3_175b(pw::Checkpointing::full);
   const double tokens = 1536.0 * 2048;
   const double N = pw::count_parameters(w.model).total();
   const double per_token = pw::iteration_flops(w).model / tokens;
@@ -115,10 +119,7 @@ TEST(Arithmetic, Gpt3On1024GpusTakes34DaysAsSeed003Says) {
   // estimated as 8·T·P/(n·X): 8 FLOPs per parameter and token, full recomputation counted. That X is
   // a hardware FLOP rate: with eq. (3)'s hardware FLOPs per token the same X gives 34 days; with model
   // FLOPs the same days are 3/4 of the rate, 105 TFLOP/s per GPU.
-  pw::Workload w;
-  w.model = gpt(96, 12288, 96);
-  w.training.global_batch = 1536;
-  w.training.checkpointing = pw::Checkpointing::full;
+  pw::Workload w = gpt3_175b(pw::Checkpointing::full);
   const auto f = pw::iteration_flops(w);
   const double tokens = 1536.0 * 2048;
   const double days = 300e9 * f.hardware / tokens / (1024 * 140e12) / 86400;
