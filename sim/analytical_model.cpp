@@ -81,7 +81,7 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
   lo.validate_program = false;
   const auto program = workloads::lower(small, lo);
   const auto placement = program.placement();
-  const CostModel cost(machine, w.framework.kernel_efficiency);
+  const CostModel cost(machine, w.framework);
   const double scale = static_cast<double>(m) / static_cast<double>(m1);
 
   AnalyticalEstimate out;
@@ -123,8 +123,7 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       }
       double seconds = 0;
       if (workloads::is_compute(op.kind)) {
-        seconds =
-            op.kind == OpKind::gemm ? gemm_seconds(cost, op, w.framework.kernel_efficiency) : cost.compute_seconds(op);
+        seconds = op.kind == OpKind::gemm ? gemm_seconds(cost, op) : cost.compute_seconds(op);
         (mb ? st.compute_mb : st.compute_rest) += op.stream == Stream::compute ? seconds : 0;
       } else if (workloads::is_collective(op.kind)) {
         seconds = collectives_->seconds(program, placement, rank, op.kind, op.group, op.bytes, op.root);
@@ -192,10 +191,10 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
   return out;
 }
 
-double AnalyticalModel::gemm_seconds(const CostModel& cost, const workloads::Op& op, double kernel_efficiency) {
+double AnalyticalModel::gemm_seconds(const CostModel& cost, const workloads::Op& op) {
   const auto& g = op.gemm;
   const auto key = std::make_tuple(g.m, g.n, g.k, g.batch, (g.trans_a ? 2 : 0) + (g.trans_b ? 1 : 0),
-                                   static_cast<int>(op.dtype), kernel_efficiency);
+                                   static_cast<int>(op.dtype), cost.efficiency(op));
   const auto found = gemm_seconds_.find(key);
   if (found != gemm_seconds_.end()) return found->second;
   return gemm_seconds_[key] = cost.compute_seconds(op);

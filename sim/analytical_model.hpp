@@ -87,7 +87,7 @@ class AnalyticalModel {
   AnalyticalEstimate estimate(const workloads::Workload& w, bool time_what_does_not_fit);
   // Seconds of one GEMM op (the shape model is a third of an estimate's time, and every layer and
   // micro-batch repeats the same few shapes), by shape, transposes, dtype and kernel efficiency.
-  double gemm_seconds(const CostModel& cost, const workloads::Op& op, double kernel_efficiency);
+  double gemm_seconds(const CostModel& cost, const workloads::Op& op);
 
   const topology::Topology& topology_;
   AnalyticalOptions options_;

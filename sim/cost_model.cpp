@@ -12,8 +12,31 @@ const char* dtype_key(workloads::Dtype d) {
 
 }  // namespace
 
+CostModel::CostModel(const topology::Machine& machine, const workloads::Framework& f) : CostModel(machine, 1.0) {
+  gemm_efficiency_ = f.kernel_efficiency;
+  attention_efficiency_ = f.attention_efficiency;
+  elementwise_efficiency_ = f.elementwise_efficiency;
+  optimizer_efficiency_ = f.optimizer_efficiency;
+}
+
+double CostModel::efficiency(const workloads::Op& op) const {
+  if (workloads::is_attention_kernel(op)) return attention_efficiency_;
+  switch (op.kind) {
+    case workloads::OpKind::gemm:
+      return gemm_efficiency_;
+    case workloads::OpKind::optimizer:
+      return optimizer_efficiency_;
+    default:
+      return elementwise_efficiency_;
+  }
+}
+
 CostModel::CostModel(const topology::Machine& machine, double kernel_efficiency)
-    : machine_(machine), kernel_efficiency_(kernel_efficiency) {
+    : machine_(machine),
+      gemm_efficiency_(kernel_efficiency),
+      attention_efficiency_(kernel_efficiency),
+      elementwise_efficiency_(kernel_efficiency),
+      optimizer_efficiency_(kernel_efficiency) {
   for (const char* dtype : {"bf16", "fp16", "fp32", "tf32", "fp64"})
     if (machine.node.device.peak_flops.count(dtype)) {
       host_speed_ = machine.node.device.peak_flops.at(dtype);
@@ -48,6 +71,7 @@ topology::GemmTiming CostModel::gemm_timing(const workloads::Op& op) const {
 
 double CostModel::compute_seconds(const workloads::Op& op) const {
   using workloads::OpKind;
+  if (op.host_seconds > 0) return op.host_seconds;  // the stack's host work, not a kernel
   const double launch = machine_.profile.launch_overhead;
   const auto& device = machine_.node.device;
   switch (op.kind) {
@@ -60,12 +84,11 @@ double CostModel::compute_seconds(const workloads::Op& op) const {
       }
       // A batched GEMM (attention's per-head products) is one kernel whose batch entries share the waves.
       const auto timing = gemm_timing(op);
-      return timing.seconds / kernel_efficiency_ + launch;
+      return timing.seconds / efficiency(op) + launch;
     }
     case OpKind::elementwise:
     case OpKind::optimizer:
-      return std::max(op.bytes / device.hbm_bandwidth, op.flops / peak_flops(workloads::Dtype::fp32)) /
-                 kernel_efficiency_ +
+      return std::max(op.bytes / device.hbm_bandwidth, op.flops / peak_flops(workloads::Dtype::fp32)) / efficiency(op) +
              launch;
     case OpKind::host_transfer:
       return op.bytes / host_link_ + launch;

@@ -12,8 +12,12 @@ namespace paratwin::sim {
 
 class CostModel {
  public:
-  // `kernel_efficiency`: the software stack's fraction of the modelled kernel rate (workloads::Framework).
+  // `kernel_efficiency`: the software stack's fraction of the modelled kernel rate, every op class.
   explicit CostModel(const topology::Machine& machine, double kernel_efficiency = 1.0);
+  // The stack's efficiency by op class (GEMMs, attention core, element-wise, optimizer).
+  CostModel(const topology::Machine& machine, const workloads::Framework& framework);
+  // The stack's fraction of the modelled rate for this op's class.
+  double efficiency(const workloads::Op& op) const;
   // Seconds for a compute op (gemm, elementwise, optimizer, host_transfer); 0 for memory events.
   double compute_seconds(const workloads::Op& op) const;
   // The GEMM model's timing of a gemm op (kernel only, no launch): the tile and waves it chose.
@@ -26,7 +30,8 @@ class CostModel {
  private:
   const topology::Machine& machine_;
   double host_speed_ = 0;
-  double kernel_efficiency_ = 1.0;
+  double gemm_efficiency_ = 1.0, attention_efficiency_ = 1.0, elementwise_efficiency_ = 1.0,
+         optimizer_efficiency_ = 1.0;
   double host_link_ = 0;                              // device <-> host copies (bytes/s)
   std::array<topology::GemmDevice, 3> gemm_devices_;  // by workloads::Dtype
   std::array<topology::GemmModel, 3> gemm_models_;

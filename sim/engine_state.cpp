@@ -9,7 +9,7 @@ EngineState::EngineState(const workloads::Program& p, const topology::Topology& 
       topology(t),
       options(o),
       phased(o.fidelity == Fidelity::fast),
-      cost(t.machine(), p.framework.kernel_efficiency),
+      cost(t.machine(), p.framework),
       platform(topology::build_platform(t, platform_options(o))),
       placement(p.placement()),
       library(o.library.empty() ? t.machine().profile.library : o.library),

@@ -50,6 +50,19 @@ uint32_t Emitter::compute(OpKind kind, const char* name, double bytes, double fl
   return id;
 }
 
+uint32_t Emitter::host_work(const char* name, double seconds, Stream s, std::vector<uint32_t> deps) {
+  if (seconds <= 0) return kNoOp;
+  Op op = labelled(OpKind::elementwise, s, name);
+  op.host_seconds = seconds;
+  if (s == Stream::compute) {
+    deps.insert(deps.end(), pending_.begin(), pending_.end());
+    pending_.clear();
+  }
+  const uint32_t id = add(op, deps);
+  if (s == Stream::compute) last_compute_ = id;
+  return id;
+}
+
 uint32_t Emitter::gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch, bool ta, bool tb) {
   Op op = labelled(OpKind::gemm, Stream::compute, name);
   op.gemm = {m, n, k, batch, ta, tb};

@@ -1,5 +1,6 @@
 #include "workloads/framework.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/json_file.hpp"
@@ -21,6 +22,110 @@ const Builtin kBuiltins[] = {
 
 const char* const kFormatDoc = "workloads/README.md";
 
+// Reads the mechanism values of a profile file (each {"value": V, "source": "..."}) or of a
+// workload's overrides (plain values, sourced "set in the workload") into `f`.
+class MechanismReader {
+ public:
+  MechanismReader(Framework& f, bool profile) : f_(f), profile_(profile) {}
+
+  template <class Get>
+  void field(JsonReader& r, const std::string& key, const std::string& label, Get get) {
+    if (!r.has(key)) return;
+    std::string source = "set in the workload";
+    if (profile_) {
+      JsonReader v = r.object(key);
+      get(v, std::string("value"));
+      source = v.string("source");
+      v.finish();
+    } else {
+      get(r, key);
+    }
+    const auto it =
+        std::find_if(f_.sources.begin(), f_.sources.end(), [&](const Sourced& s) { return s.key == label; });
+    if (it != f_.sources.end())
+      it->source = source;
+    else
+      f_.sources.push_back({label, source});
+  }
+
+  void read(JsonReader& r) {
+    auto efficiency = [&](const char* key, double& out) {
+      field(r, key, key, [&](JsonReader& v, const std::string& k) { out = v.number(k, std::nullopt, 1e-3, 1.0); });
+    };
+    const bool kernel_set = r.has("kernel_efficiency");
+    efficiency("kernel_efficiency", f_.kernel_efficiency);
+    // The classes not given follow the GEMMs' value (a profile that measured only one number).
+    if (kernel_set) {
+      if (!r.has("attention_efficiency")) f_.attention_efficiency = f_.kernel_efficiency;
+      if (!r.has("elementwise_efficiency")) f_.elementwise_efficiency = f_.kernel_efficiency;
+      if (!r.has("optimizer_efficiency")) f_.optimizer_efficiency = f_.kernel_efficiency;
+    }
+    efficiency("attention_efficiency", f_.attention_efficiency);
+    efficiency("elementwise_efficiency", f_.elementwise_efficiency);
+    efficiency("optimizer_efficiency", f_.optimizer_efficiency);
+    field(r, "optimizer_bytes_per_param", "optimizer_bytes_per_param", [&](JsonReader& v, const std::string& k) {
+      f_.optimizer_bytes_per_param = v.number(k, std::nullopt, 0, 1e4);
+    });
+    field(r, "gradient_bucket_bytes", "gradient_bucket_bytes",
+          [&](JsonReader& v, const std::string& k) { f_.gradient_bucket_bytes = v.number(k, std::nullopt, 0, 1e12); });
+    if (r.has("sharding")) {
+      JsonReader s = r.object("sharding");
+      auto& m = f_.sharding;
+      field(s, "gather_unit", "sharding.gather_unit", [&](JsonReader& v, const std::string& k) {
+        m.gather_unit = v.choice(k, {"layer", "submodule"}) == "layer" ? GatherUnit::layer : GatherUnit::submodule;
+      });
+      field(s, "prefetch", "sharding.prefetch", [&](JsonReader& v, const std::string& k) {
+        m.prefetch = static_cast<int>(v.integer(k, std::nullopt, 0, 64));
+      });
+      field(s, "reshard_after_forward", "sharding.reshard_after_forward",
+            [&](JsonReader& v, const std::string& k) { m.reshard_after_forward = v.boolean(k); });
+      field(s, "regather_after_recompute", "sharding.regather_after_recompute",
+            [&](JsonReader& v, const std::string& k) { m.regather_after_recompute = v.boolean(k); });
+      field(s, "call_overhead_s", "sharding.call_overhead_s",
+            [&](JsonReader& v, const std::string& k) { m.call_overhead = v.number(k, std::nullopt, 0, 1); });
+      field(s, "shard_group", "sharding.shard_group",
+            [&](JsonReader& v, const std::string& k) { m.shard_group = v.integer(k, std::nullopt, 0, 1 << 22); });
+      s.finish();
+    }
+    if (r.has("pipeline")) {
+      JsonReader p = r.object("pipeline");
+      field(p, "broadcast_p2p", "pipeline.broadcast_p2p",
+            [&](JsonReader& v, const std::string& k) { f_.broadcast_p2p = v.boolean(k); });
+      field(p, "micro_batch_overhead_s", "pipeline.micro_batch_overhead_s",
+            [&](JsonReader& v, const std::string& k) { f_.micro_batch_overhead = v.number(k, std::nullopt, 0, 1); });
+      p.finish();
+    }
+    field(r, "features", "features", [&](JsonReader& v, const std::string& k) { read_features(v.object(k)); });
+  }
+
+ private:
+  void read_features(JsonReader r) {
+    auto& x = f_.features;
+    if (r.has("zero_stages")) {
+      x.zero_stages.clear();
+      for (const auto s : r.integer_list("zero_stages", 0, 3)) x.zero_stages.push_back(static_cast<int>(s));
+      if (x.zero_stages.empty()) r.fail("zero_stages", "must list at least stage 0");
+    }
+    x.zero_with_pipeline = static_cast<int>(r.integer("zero_with_pipeline", x.zero_with_pipeline, 0, 3));
+    if (r.has("tensor_modes")) {
+      x.tensor_modes = r.string_list("tensor_modes");
+      for (const auto& m : x.tensor_modes)
+        if (m != "none" && m != "megatron" && m != "optimus" && m != "axonn")
+          r.fail("tensor_modes", "\"" + m + "\" is not a tensor mode (none, megatron, optimus, axonn)");
+    }
+    x.pipeline = r.boolean("pipeline", x.pipeline);
+    x.interleaved = r.boolean("interleaved", x.interleaved);
+    x.sequence_parallel = r.boolean("sequence_parallel", x.sequence_parallel);
+    x.selective_recompute = r.boolean("selective_recompute", x.selective_recompute);
+    x.flash_attention = r.boolean("flash_attention", x.flash_attention);
+    x.moe = r.boolean("moe", x.moe);
+    r.finish();
+  }
+
+  Framework& f_;
+  bool profile_;
+};
+
 Framework parse_profile(const Builtin& b) {
   const std::string source = std::string("workloads/frameworks/") + b.name + ".json";
   const auto doc = parse_json<WorkloadError>(b.text, source);
@@ -31,16 +136,9 @@ Framework parse_profile(const Builtin& b) {
     if (f.profile != b.name) r.fail("name", "must match the file name (" + std::string(b.name) + ")");
     f.description = r.string("description");
     r.string_list("sources");
-    JsonReader k = r.object("kernel_efficiency");
-    f.kernel_efficiency = k.number("value", std::nullopt, 1e-3, 1.0);
-    f.source = k.string("source");
-    k.finish();
-    if (r.has("optimizer_bytes_per_param")) {
-      JsonReader o = r.object("optimizer_bytes_per_param");
-      f.optimizer_bytes_per_param = o.number("value", std::nullopt, 1, 1e4);
-      o.string("source");
-      o.finish();
-    }
+    if (!r.has("kernel_efficiency")) r.fail("kernel_efficiency", "missing: every profile rates its GEMMs");
+    MechanismReader(f, true).read(r);
+    f.source = f.sources.front().source;  // kernel_efficiency's, read first
     r.finish();
     return f;
   } catch (const InputError& e) {
@@ -49,6 +147,10 @@ Framework parse_profile(const Builtin& b) {
 }
 
 }  // namespace
+
+const char* to_string(GatherUnit u) {
+  return u == GatherUnit::layer ? "layer" : "submodule";
+}
 
 std::vector<std::string> builtin_framework_names() {
   std::vector<std::string> out;
@@ -74,20 +176,54 @@ Framework read_framework(JsonReader r) {
     for (const auto& n : builtin_framework_names()) known += (known.empty() ? "" : ", ") + n;
     r.fail("profile", "\"" + name + "\" is not a shipped framework profile (" + known + ")");
   }
-  if (r.has("kernel_efficiency")) {
-    f.kernel_efficiency = r.number("kernel_efficiency", std::nullopt, 1e-3, 1.0);
-    f.source = "set in the workload";
-  }
-  if (r.has("optimizer_bytes_per_param"))
-    f.optimizer_bytes_per_param = r.number("optimizer_bytes_per_param", std::nullopt, 0, 1e4);
+  MechanismReader(f, false).read(r);
+  if (r.has("kernel_efficiency")) f.source = "set in the workload";
   r.finish();
   return f;
 }
 
 nlohmann::json to_json(const Framework& f) {
+  const auto& x = f.features;
   return {{"profile", f.profile},
           {"kernel_efficiency", f.kernel_efficiency},
-          {"optimizer_bytes_per_param", f.optimizer_bytes_per_param}};
+          {"attention_efficiency", f.attention_efficiency},
+          {"elementwise_efficiency", f.elementwise_efficiency},
+          {"optimizer_efficiency", f.optimizer_efficiency},
+          {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
+          {"gradient_bucket_bytes", f.gradient_bucket_bytes},
+          {"sharding",
+           {{"gather_unit", to_string(f.sharding.gather_unit)},
+            {"prefetch", f.sharding.prefetch},
+            {"reshard_after_forward", f.sharding.reshard_after_forward},
+            {"regather_after_recompute", f.sharding.regather_after_recompute},
+            {"call_overhead_s", f.sharding.call_overhead},
+            {"shard_group", f.sharding.shard_group}}},
+          {"pipeline", {{"broadcast_p2p", f.broadcast_p2p}, {"micro_batch_overhead_s", f.micro_batch_overhead}}},
+          {"features",
+           {{"zero_stages", x.zero_stages},
+            {"zero_with_pipeline", x.zero_with_pipeline},
+            {"tensor_modes", x.tensor_modes},
+            {"pipeline", x.pipeline},
+            {"interleaved", x.interleaved},
+            {"sequence_parallel", x.sequence_parallel},
+            {"selective_recompute", x.selective_recompute},
+            {"flash_attention", x.flash_attention},
+            {"moe", x.moe}}}};
+}
+
+nlohmann::json to_workload_json(const Framework& f) {
+  nlohmann::json mine = to_json(f), shipped = to_json(builtin_framework(f.profile));
+  nlohmann::json out = {{"profile", f.profile}};
+  for (const auto& [key, value] : mine.items()) {
+    if (key == "profile" || shipped[key] == value) continue;
+    if (value.is_object()) {
+      for (const auto& [sub, v] : value.items())
+        if (shipped[key][sub] != v) out[key][sub] = v;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 }  // namespace paratwin::workloads

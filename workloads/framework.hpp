@@ -1,9 +1,12 @@
 #pragma once
-// The software stack a run used (training framework and its year): what it makes of the machine's
-// kernels. Published runs of one model on one machine differ between frameworks (kernel fusion,
-// library versions, what overlaps what), so the stack is declared in the workload rather than folded
-// into a machine's GEMM efficiency. Profiles ship in workloads/frameworks/ and are compiled in.
+// The software stack a run used (training framework and its version): the mechanisms by which it
+// turns a workload into kernels and collectives. Published runs of one model on one machine differ
+// between stacks (kernel fusion, how sharded weights are gathered, when gradients are reduced, the
+// pipeline engine, what overlaps what), so the stack is declared in the workload rather than folded
+// into a machine's GEMM efficiency. Profiles ship in workloads/frameworks/ and are compiled in; every
+// value of a profile names its source (file and version of the framework's code, or a measurement).
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,17 +14,80 @@
 
 namespace paratwin::workloads {
 
+// How a sharded-data-parallel stack (ZeRO-3, FSDP) groups parameters into one all-gather.
+enum class GatherUnit {
+  layer,      // one flat parameter per transformer block (FSDP with a transformer auto-wrap policy)
+  submodule,  // the parameters of each leaf module (DeepSpeed ZeRO-3's pre-forward hook per submodule)
+};
+const char* to_string(GatherUnit u);
+
+// What a stack does for ZeRO-3 / FSDP (parallel.zero_stage = 3).
+struct ShardingMechanism {
+  GatherUnit gather_unit = GatherUnit::layer;
+  // Gathers issued ahead of the one the computation waits for (FSDP1's backward prefetch and
+  // limit_all_gathers, FSDP2's implicit prefetch, DeepSpeed's prefetch bucket). 0: none.
+  int prefetch = 1;
+  // Whether the gathered weights are freed after a unit's forward (and gathered again for backward).
+  bool reshard_after_forward = true;
+  // Under full recomputation the recomputed forward gathers the unit's weights (its pre-forward hook
+  // runs again); whether the backward then gathers them once more (true) or keeps the recompute's
+  // (false: FSDP's unit stays unsharded through its backward, DeepSpeed keeps parameters reused within
+  // stage3_max_reuse_distance).
+  bool regather_after_recompute = false;
+  // Host seconds per gather or reduce-scatter call that the training process spends before the call
+  // reaches the library (Python hooks, flattening, stream bookkeeping); exposed when it delays the call.
+  double call_overhead = 0;
+  // Ranks a parameter is sharded over; the data-parallel ranks beyond form replicas that all-reduce
+  // the reduced shards (FSDP HYBRID_SHARD, ZeRO++ hpZ). 0: the whole data-parallel group.
+  int64_t shard_group = 0;
+};
+
+// Where each value of a profile came from: (key, source) pairs, for reports and `validate`.
+struct Sourced {
+  std::string key;
+  std::string source;
+};
+
+// The features a stack offers: a workload that claims one its stack lacks is refused, and `search`
+// proposes only what the stack runs.
+struct StackFeatures {
+  std::vector<int> zero_stages{0, 1, 2, 3};
+  int zero_with_pipeline = 3;  // the highest ZeRO stage the stack runs together with pipeline stages
+  std::vector<std::string> tensor_modes{"none", "megatron", "optimus", "axonn"};
+  bool pipeline = true;
+  bool interleaved = true;
+  bool sequence_parallel = true;
+  bool selective_recompute = true;
+  bool flash_attention = true;
+  bool moe = true;
+};
+
 struct Framework {
   std::string profile = "generic";  // the shipped profile it started from
   std::string description;
-  // Fraction of the machine model's compute rate (the GEMM shape model, the memory bandwidth of
-  // memory-bound kernels) that this stack's kernels sustain inside a training iteration.
-  double kernel_efficiency = 1.0;
+  // Fraction of the machine model's rate that the stack's kernels sustain inside a training iteration,
+  // by op class: GEMMs (the GEMM shape model), the attention core (its GEMMs, softmax, flash kernel),
+  // memory-bound element-wise kernels and the optimizer step.
+  double kernel_efficiency = 1.0;  // GEMMs; the other classes default to it
+  double attention_efficiency = 1.0;
+  double elementwise_efficiency = 1.0;
+  double optimizer_efficiency = 1.0;
   std::string source;  // where kernel_efficiency comes from (sourced, or the points it was fitted to)
   // Bytes the optimizer step moves per parameter it updates, when the stack's optimizer makes more
   // passes than one fused Adam (e.g. Megatron-LM's fp16 optimizer: grad copy, unscale, norm, Adam,
   // parameter copy); 0: the fused Adam's own traffic (workloads/arithmetic.hpp).
   double optimizer_bytes_per_param = 0;
+  // Gradient reduction without sharding (and ZeRO-1/2): bytes of gradients per bucket, reduced as one
+  // collective when its last gradient is ready (torch DDP bucket_cap_mb, Megatron-LM's DDP buckets,
+  // DeepSpeed's reduce_bucket_size). 0: one collective per parameter block of a layer.
+  double gradient_bucket_bytes = 0;
+  ShardingMechanism sharding;
+  // Pipeline engine: send/recv issued as broadcasts over two-rank groups (DeepSpeed's 2021 p2p), and
+  // host seconds the engine spends per micro-batch instruction (forward, backward, send, recv).
+  bool broadcast_p2p = false;
+  double micro_batch_overhead = 0;
+  StackFeatures features;
+  std::vector<Sourced> sources;  // per value: where it comes from
 };
 
 std::vector<std::string> builtin_framework_names();
@@ -29,6 +95,9 @@ std::vector<std::string> builtin_framework_names();
 Framework builtin_framework(const std::string& name);
 // The workload's "framework" object: {"profile": NAME} with optional overrides.
 Framework read_framework(JsonReader r);
+// Every value, for reports.
 nlohmann::json to_json(const Framework& f);
+// The workload's "framework" object: the profile and the values that differ from the shipped profile's.
+nlohmann::json to_workload_json(const Framework& f);
 
 }  // namespace paratwin::workloads

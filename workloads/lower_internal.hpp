@@ -39,6 +39,8 @@ class Emitter {
                 bool trans_b = false);
   uint32_t elementwise(const char* name, double bytes, double flops);
   uint32_t compute(OpKind kind, const char* name, double bytes, double flops, Stream s = Stream::compute);
+  // `seconds` of the stack's host work on stream `s` (Op::host_seconds), after `deps`; none for 0 s.
+  uint32_t host_work(const char* name, double seconds, Stream s, std::vector<uint32_t> deps);
   // A collective over `group`; none is emitted (kNoOp) for a group of one rank.
   uint32_t blocking(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, int32_t root = -1);
   uint32_t async(OpKind kind, Stream s, AxisMask group, double bytes, const char* name, std::vector<uint32_t> deps,

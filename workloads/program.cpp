@@ -1,5 +1,7 @@
 #include "workloads/program.hpp"
 
+#include <cstring>
+
 namespace paratwin::workloads {
 
 const char* to_string(OpKind k) {
@@ -32,6 +34,10 @@ bool is_collective(OpKind k) {
 bool is_p2p(OpKind k) {
   return k == OpKind::send || k == OpKind::recv;
 }
+bool is_attention_kernel(const Op& op) {
+  return is_compute(op.kind) && std::strncmp(op.name, "attn.", 5) == 0;
+}
+
 bool is_compute(OpKind k) {
   return k <= OpKind::host_transfer;
 }

@@ -83,6 +83,9 @@ struct Op {
   bool expert_params = false;  // grad_sync: reduces expert (not shared) parameters
   const char* name = "";       // static label, e.g. "fc1.wgrad"
   GemmShape gemm;
+  // Compute ops that stand for host work of the software stack (hooks, engine instructions) rather
+  // than a kernel: its seconds, which replace the cost model's kernel time.
+  double host_seconds = 0;
   double flops = 0;        // compute ops
   double bytes = 0;        // compute: memory traffic; collective: buffer per rank as nccl-tests
                            // counts it (all-gather: output, reduce-scatter: input); p2p: message
@@ -90,6 +93,10 @@ struct Op {
   uint32_t dep_begin = 0;  // explicit dependencies: Role::deps[dep_begin, dep_begin + dep_count)
   uint32_t dep_count = 0;
 };
+
+// The attention core's kernels (score and context GEMMs, softmax, mask, dropout, the flash kernel):
+// the emitter names them "attn.*" (workloads/emitter.cpp attention_core).
+bool is_attention_kernel(const Op& op);
 
 struct MemoryEstimate {
   double weights = 0;  // device bytes

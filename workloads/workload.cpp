@@ -139,7 +139,7 @@ nlohmann::json to_json(const Workload& w) {
   j["placement"] = {{"devices_per_node", w.placement.devices_per_node}};
   if (!w.placement.order.empty()) j["placement"]["order"] = w.placement.order;
   for (const auto& [axis, extent] : w.placement.tile) j["placement"]["tile"][axis] = extent;
-  j["framework"] = to_json(w.framework);
+  j["framework"] = to_workload_json(w.framework);
   return j;
 }
 
