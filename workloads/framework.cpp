@@ -53,12 +53,14 @@ class MechanismReader {
       field(r, key, key, [&](JsonReader& v, const std::string& k) { out = v.number(k, std::nullopt, 1e-3, 1.0); });
     };
     const bool kernel_set = r.has("kernel_efficiency");
-    efficiency("kernel_efficiency", f_.kernel_efficiency);
-    // The classes not given follow the GEMMs' value (a profile that measured only one number).
-    if (kernel_set) {
-      if (!r.has("attention_efficiency")) f_.attention_efficiency = f_.kernel_efficiency;
-      if (!r.has("elementwise_efficiency")) f_.elementwise_efficiency = f_.kernel_efficiency;
-      if (!r.has("optimizer_efficiency")) f_.optimizer_efficiency = f_.kernel_efficiency;
+    double kernel = f_.kernel_efficiency;
+    efficiency("kernel_efficiency", kernel);
+    // A profile's classes not given follow its GEMMs' value (a profile that measured one number); a
+    // workload's new value carries to the classes that followed the profile's.
+    if (kernel_set && profile_) {
+      f_.kernel_efficiency = f_.attention_efficiency = f_.elementwise_efficiency = f_.optimizer_efficiency = kernel;
+    } else if (kernel_set) {
+      f_.set_kernel_efficiency(kernel);
     }
     efficiency("attention_efficiency", f_.attention_efficiency);
     efficiency("elementwise_efficiency", f_.elementwise_efficiency);
@@ -150,6 +152,18 @@ Framework parse_profile(const Builtin& b) {
 
 const char* to_string(GatherUnit u) {
   return u == GatherUnit::layer ? "layer" : "submodule";
+}
+
+void Framework::set_kernel_efficiency(double value) {
+  for (double* c : {&attention_efficiency, &elementwise_efficiency, &optimizer_efficiency})
+    if (*c == kernel_efficiency) *c = value;
+  kernel_efficiency = value;
+}
+
+std::string stack_label(const Framework& f) {
+  if (f.chosen_because.empty()) return "framework " + f.profile;
+  return "framework " + f.profile + " (chosen for " + f.chosen_because +
+         "; the workload names none: set \"framework\": {\"profile\": ...}, \"generic\" for the ideal stack)";
 }
 
 std::vector<std::string> builtin_framework_names() {

@@ -64,6 +64,9 @@ struct StackFeatures {
 
 struct Framework {
   std::string profile = "generic";  // the shipped profile it started from
+  // Non-empty when the workload named no framework and this one was chosen from its configuration:
+  // why (workloads/default_stack.hpp).
+  std::string chosen_because;
   std::string description;
   // Fraction of the machine model's rate that the stack's kernels sustain inside a training iteration,
   // by op class: GEMMs (the GEMM shape model), the attention core (its GEMMs, softmax, flash kernel),
@@ -88,6 +91,10 @@ struct Framework {
   double micro_batch_overhead = 0;
   StackFeatures features;
   std::vector<Sourced> sources;  // per value: where it comes from
+
+  // A new GEMM efficiency (a fit's trial value), carried to the op classes that follow it (those the
+  // profile did not rate on their own).
+  void set_kernel_efficiency(double value);
 };
 
 std::vector<std::string> builtin_framework_names();
@@ -95,6 +102,8 @@ std::vector<std::string> builtin_framework_names();
 Framework builtin_framework(const std::string& name);
 // The workload's "framework" object: {"profile": NAME} with optional overrides.
 Framework read_framework(JsonReader r);
+// "framework NAME", with "(chosen: REASON; name one with \"framework\")" when the workload named none.
+std::string stack_label(const Framework& f);
 // Every value, for reports.
 nlohmann::json to_json(const Framework& f);
 // The workload's "framework" object: the profile and the values that differ from the shipped profile's.

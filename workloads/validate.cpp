@@ -7,6 +7,7 @@
 #include "workloads/error.hpp"
 #include "workloads/grid.hpp"
 #include "workloads/program_size.hpp"
+#include "workloads/stack_features.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::workloads {
@@ -231,6 +232,7 @@ void validate(const Workload& w) {
   validate_moe(w);
   validate_pipeline(w);
   validate_optimizations(w);
+  require_stack_features(w);
   validate_program_size(w);
   const Grid grid = make_grid(w);
   PlacementMap check(grid, w.placement.order, w.placement.devices_per_node, w.placement.tile);
