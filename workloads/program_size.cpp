@@ -56,7 +56,8 @@ ProgramSize estimate_program_size(const Workload& w) {
   // per-block collectives counted above, in every micro-batch under ZeRO-2.
   if (w.framework.gradient_bucket_bytes > 0) {
     const double buckets = 4.0 * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
-    s.ops += (w.parallel.zero_stage == 2 ? m : 1) * buckets;
+    s.bucket_ops = (w.parallel.zero_stage == 2 ? m : 1) * buckets;
+    s.ops += s.bucket_ops;
   }
   s.bytes = s.ops * kBytesPerOp;
   return s;
