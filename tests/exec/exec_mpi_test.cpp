@@ -203,6 +203,12 @@ TEST(Executor, SkipsTheStacksHostWork) {
   ASSERT_EQ(result.iterations.size(), 1u);
   EXPECT_LT(result.iterations[0], 0.5 * host);
   EXPECT_EQ(result.events.size(), role.ops.size());  // every op ran, the host work included
+  // No backend ran the host work: it ended as it started.
+  for (const auto& e : result.events) {
+    if (role.ops[e.op].host_seconds > 0) {
+      EXPECT_EQ(e.start, e.end) << role.ops[e.op].name;
+    }
+  }
 }
 
 // Verify mode passes on every scaled-down workload it covers, and fails when the Program is wrong.
