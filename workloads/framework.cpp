@@ -70,6 +70,8 @@ class MechanismReader {
     });
     field(r, "gradient_bucket_bytes", "gradient_bucket_bytes",
           [&](JsonReader& v, const std::string& k) { f_.gradient_bucket_bytes = v.number(k, std::nullopt, 0, 1e12); });
+    field(r, "gradient_buckets_first_stage_only", "gradient_buckets_first_stage_only",
+          [&](JsonReader& v, const std::string& k) { f_.gradient_buckets_first_stage_only = v.boolean(k); });
     if (r.has("sharding")) {
       JsonReader s = r.object("sharding");
       auto& m = f_.sharding;
@@ -95,6 +97,8 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { f_.broadcast_p2p = v.boolean(k); });
       field(p, "micro_batch_overhead_s", "pipeline.micro_batch_overhead_s",
             [&](JsonReader& v, const std::string& k) { f_.micro_batch_overhead = v.number(k, std::nullopt, 0, 1); });
+      field(p, "synchronous_p2p", "pipeline.synchronous_p2p",
+            [&](JsonReader& v, const std::string& k) { f_.synchronous_p2p = v.boolean(k); });
       p.finish();
     }
     field(r, "features", "features", [&](JsonReader& v, const std::string& k) { read_features(v.object(k)); });
@@ -205,6 +209,7 @@ nlohmann::json to_json(const Framework& f) {
           {"optimizer_efficiency", f.optimizer_efficiency},
           {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
           {"gradient_bucket_bytes", f.gradient_bucket_bytes},
+          {"gradient_buckets_first_stage_only", f.gradient_buckets_first_stage_only},
           {"sharding",
            {{"gather_unit", to_string(f.sharding.gather_unit)},
             {"prefetch", f.sharding.prefetch},
@@ -212,7 +217,10 @@ nlohmann::json to_json(const Framework& f) {
             {"regather_after_recompute", f.sharding.regather_after_recompute},
             {"call_overhead_s", f.sharding.call_overhead},
             {"shard_group", f.sharding.shard_group}}},
-          {"pipeline", {{"broadcast_p2p", f.broadcast_p2p}, {"micro_batch_overhead_s", f.micro_batch_overhead}}},
+          {"pipeline",
+           {{"broadcast_p2p", f.broadcast_p2p},
+            {"micro_batch_overhead_s", f.micro_batch_overhead},
+            {"synchronous_p2p", f.synchronous_p2p}}},
           {"features",
            {{"zero_stages", x.zero_stages},
             {"zero_with_pipeline", x.zero_with_pipeline},

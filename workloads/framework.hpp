@@ -84,11 +84,19 @@ struct Framework {
   // collective when its last gradient is ready (torch DDP bucket_cap_mb, Megatron-LM's DDP buckets,
   // DeepSpeed's reduce_bucket_size). 0: one collective per parameter block of a layer.
   double gradient_bucket_bytes = 0;
+  // Buckets only on the first pipeline stage's first model chunk; every other stage and chunk reduces
+  // its gradients as one bucket, off the critical path (Megatron-Core distributed_data_parallel.py,
+  // core_v0.12.0: bucket_size = None when get_pipeline_model_parallel_rank() > 0, and
+  // disable_bucketing for the interleaved schedule's later chunks).
+  bool gradient_buckets_first_stage_only = false;
   ShardingMechanism sharding;
   // Pipeline engine: send/recv issued as broadcasts over two-rank groups (DeepSpeed's 2021 p2p), and
   // host seconds the engine spends per micro-batch instruction (forward, backward, send, recv).
   bool broadcast_p2p = false;
   double micro_batch_overhead = 0;
+  // Send/recv that block the instruction stream until the message has been delivered (DeepSpeed's
+  // pipeline engine: p2p.py asserts async_op == False, v0.3.16 to v0.16.3); broadcast_p2p implies it.
+  bool synchronous_p2p = false;
   StackFeatures features;
   std::vector<Sourced> sources;  // per value: where it comes from
 
