@@ -54,7 +54,16 @@ class MechanismReader {
     };
     const bool kernel_set = r.has("kernel_efficiency");
     double kernel = f_.kernel_efficiency;
-    efficiency("kernel_efficiency", kernel);
+    if (profile_ && kernel_set && r.object("kernel_efficiency").has("same_as")) {
+      // Another profile's value (a stack that runs the same kernels): {"same_as": NAME, "source": why}.
+      JsonReader v = r.object("kernel_efficiency");
+      const std::string other = v.string("same_as");
+      kernel = builtin_framework(other).kernel_efficiency;
+      f_.sources.push_back({"kernel_efficiency", other + "'s value (" + std::to_string(kernel) + "): " + v.string("source")});
+      v.finish();
+    } else {
+      efficiency("kernel_efficiency", kernel);
+    }
     // A profile's classes not given follow its GEMMs' value (a profile that measured one number); a
     // workload's new value carries to the classes that followed the profile's.
     if (kernel_set && profile_) {
