@@ -363,7 +363,7 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   if (r.has("nccl")) {
     JsonReader n = r.object("nccl");
     ProfileSpec::NcclSpec spec;
-    spec.tuning = n.choice("tuning", {"2.15", "2.22"});
+    spec.tuning = n.choice("tuning", {"2.15", "2.22", "2.23", "2.27"});
     spec.compute_capability = static_cast<int>(n.integer("compute_capability", std::nullopt, 60, 100));
     spec.cpu = n.choice("cpu", {"intel", "amd", "arm", "power"});
     spec.ll128 = n.boolean("ll128", true);
