@@ -44,6 +44,11 @@ struct Tables {
   bool one_per_node_tree_net_row;   // v2.23+: a ring of one rank per node crosses at the tree's network latency
   double pat_share;                 // PAT's share of the bus bandwidth (0: no PAT before v2.23)
   bool pat_needs_sm60;              // v2.27+: PAT refused below sm60
+  // A communicator of ppn GPUs per node crosses nodes through its own GPUs' NICs, ppn / devices_per_node
+  // of the node's (NCCL's graph search runs over the communicator's GPUs and the NICs near them,
+  // src/graph/search.cc); the 2.15 and 2.22 families keep the whole node's NICs, as their machines were
+  // calibrated with.
+  bool bus_of_own_nics;
 };
 
 // NVIDIA/nccl v2.15.5-1, src/graph/tuning.cc lines 56-81 (ring rows as in v2.8-v2.17).
@@ -64,6 +69,7 @@ constexpr Tables kV215 = {
     false,
     0,
     false,
+    false,
 };
 
 // NVIDIA/nccl v2.22.3-1, src/graph/tuning.cc lines 56-89 and 111-116 (getNetOverhead).
@@ -83,6 +89,7 @@ constexpr Tables kV222 = {
     0.7,
     false,
     0,
+    false,
     false,
 };
 
@@ -108,6 +115,7 @@ constexpr Tables kV223 = {
     true,
     0.85,
     false,
+    true,
 };
 
 // NVIDIA/nccl v2.27.7-1 (the same rows from v2.24.3-1 to v2.30.7-1), src/graph/tuning.cc: PAT's bus
@@ -130,6 +138,7 @@ constexpr Tables kV227 = {
     0.92,
     true,
     0.75,
+    true,
     true,
 };
 
@@ -169,7 +178,9 @@ NcclChoice nccl_choice(const NcclHardware& hw, OpKind kind, NcclAlgorithm algori
   ranks = std::max(ranks, 2);
   nodes = std::clamp(nodes, 1, ranks);
   const double ppn = static_cast<double>(ranks) / nodes;
-  double bus = (nodes <= 2 ? hw.intra_bus_GBps : hw.inter_bus_GBps);
+  double inter_bus = hw.inter_bus_GBps;
+  if (t.bus_of_own_nics && hw.devices_per_node > 0) inter_bus *= std::min(1.0, ppn / hw.devices_per_node);
+  double bus = (nodes <= 2 ? hw.intra_bus_GBps : inter_bus);
   if (t.sm80_bus_cap && hw.compute_capability == 80) bus = std::min(bus, 235.0);
   if (algorithm == NcclAlgorithm::pat) {
     // Simple only. Latency 8 + log2(nodes) x (the network tree row's Simple 14 us) / 3.5 + 2.8 us per rank

@@ -38,6 +38,7 @@ struct NcclHardware {
   bool ll128 = true;             // LL128 enabled (GPU and NIC under one PCIe switch)
   double intra_bus_GBps = 0;     // Simple bus bandwidth of a ring inside a node
   double inter_bus_GBps = 0;     // of a ring across nodes (a node's NICs)
+  int devices_per_node = 0;      // of the machine (0: unknown; the 2.23+ families scale the NICs by it)
 };
 
 struct NcclChoice {

@@ -58,6 +58,7 @@ NcclHardware nccl_hardware(const topology::Machine& machine) {
     for (const auto& l : machine.node.links)
       if (l.a == "gpu0" || l.b == "gpu0") hw.intra_bus_GBps = std::max(hw.intra_bus_GBps, l.bandwidth / 1e9);
   for (const auto& nic : machine.node.nics) hw.inter_bus_GBps += nic.bandwidth / 1e9;
+  hw.devices_per_node = static_cast<int>(machine.devices_per_node());
   return hw;
 }
 
