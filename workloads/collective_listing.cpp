@@ -1,5 +1,6 @@
 #include "workloads/collective_listing.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,16 @@ std::string layer_ranges(const std::set<int32_t>& layers) {
   std::vector<int32_t> real;
   for (int32_t l : layers)
     if (l >= 0) real.push_back(l);
+  // Every k-th layer (MoE layers, one kind of two): "1,3..23".
+  if (real.size() >= 3 && real[1] - real[0] > 1) {
+    const int32_t step = real[1] - real[0];
+    bool even = true;
+    for (size_t i = 1; i < real.size(); ++i) even = even && real[i] - real[i - 1] == step;
+    if (even) {
+      add(std::to_string(real[0]) + "," + std::to_string(real[1]) + ".." + std::to_string(real.back()));
+      real.clear();
+    }
+  }
   for (size_t i = 0; i < real.size();) {
     size_t j = i;
     while (j + 1 < real.size() && real[j + 1] == real[j] + 1) ++j;
@@ -87,15 +98,18 @@ std::string format_collective_listing(const Program& p, int64_t only_role, bool 
     std::snprintf(line, sizeof line, "  %-14s %-28s %-10s %-16s %7s %11s %11s  %s\n", "kind", "name", "phase", "layers",
                   "count", "bytes each", "total", "group (size)");
     o << line;
-    std::map<OpKind, std::pair<int64_t, double>> totals;
+    // Per kind, in the order the kinds first appear.
+    std::vector<std::pair<OpKind, std::pair<int64_t, double>>> totals;
     for (const auto& c : rows) {
       std::snprintf(line, sizeof line, "  %-14s %-28s %-10s %-16s %7lld %11s %11s  %s (%lld)\n", to_string(c.kind),
                     c.name.c_str(), to_string(c.phase), c.layers.c_str(), static_cast<long long>(c.count),
                     bytes_text(c.bytes).c_str(), bytes_text(c.total()).c_str(), c.group.c_str(),
                     static_cast<long long>(c.group_size));
       o << line;
-      totals[c.kind].first += c.count;
-      totals[c.kind].second += c.total();
+      auto t = std::find_if(totals.begin(), totals.end(), [&](const auto& k) { return k.first == c.kind; });
+      if (t == totals.end()) t = totals.insert(totals.end(), {c.kind, {0, 0.0}});
+      t->second.first += c.count;
+      t->second.second += c.total();
     }
     o << "  total:";
     bool first = true;

@@ -85,9 +85,8 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { m.call_overhead = v.number(k, std::nullopt, 0, 1); });
       field(s, "shard_group", "sharding.shard_group",
             [&](JsonReader& v, const std::string& k) { m.shard_group = v.integer(k, std::nullopt, 0, 1 << 22); });
-      field(s, "persistence_threshold", "sharding.persistence_threshold", [&](JsonReader& v, const std::string& k) {
-        m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15);
-      });
+      field(s, "persistence_threshold", "sharding.persistence_threshold",
+            [&](JsonReader& v, const std::string& k) { m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15); });
       field(s, "synchronize_per_gather", "sharding.synchronize_per_gather",
             [&](JsonReader& v, const std::string& k) { m.synchronize_per_gather = v.boolean(k); });
       s.finish();

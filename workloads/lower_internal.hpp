@@ -85,7 +85,8 @@ class LayerLowering {
   // a gather issued ahead is not issued again.
   void begin_pass(int32_t from, int32_t to) {
     // (The last layer of a backward pass comes as from == to: its direction is the pass's.)
-    const bool continues = to == pass_to_ && from == pass_from_ + pass_step_ && (from == to || (to > from) == (pass_step_ > 0));
+    const bool continues =
+        to == pass_to_ && from == pass_from_ + pass_step_ && (from == to || (to > from) == (pass_step_ > 0));
     pass_from_ = from;
     pass_to_ = to;
     if (!continues) {

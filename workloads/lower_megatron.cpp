@@ -51,8 +51,8 @@ class MegatronLowering final : public LayerLowering {
     const bool comm = !(e.phase == Phase::recompute && c_.w.opt.comm_aware_checkpointing);
     // The recompute pass re-runs the forward hooks, which gather again unless the forward's gathered
     // weights were kept (cached, or a stack that does not reshard after forward).
-    gathering_ = zero3_ && !(e.phase == Phase::recompute &&
-                             (c_.w.opt.cache_all_gather || !sharding_.reshard_after_forward));
+    gathering_ =
+        zero3_ && !(e.phase == Phase::recompute && (c_.w.opt.cache_all_gather || !sharding_.reshard_after_forward));
     fetch(e, layer, Sub::layer);
     attention_forward(e, layer, comm);
     if (c_.w.model.is_moe_layer(layer))
@@ -203,30 +203,30 @@ class MegatronLowering final : public LayerLowering {
   };
 
   static const char* gather_name(Sub s) {
-    static const char* const names[] = {"zero3.all_gather",        "zero3.ln1.all_gather",  "zero3.qkv.all_gather",
-                                        "zero3.proj.all_gather",   "zero3.ln2.all_gather",  "zero3.fc1.all_gather",
-                                        "zero3.fc2.all_gather",    "zero3.router.all_gather", "zero3.experts.all_gather"};
+    static const char* const names[] = {"zero3.all_gather",      "zero3.ln1.all_gather",    "zero3.qkv.all_gather",
+                                        "zero3.proj.all_gather", "zero3.ln2.all_gather",    "zero3.fc1.all_gather",
+                                        "zero3.fc2.all_gather",  "zero3.router.all_gather", "zero3.experts.all_gather"};
     return names[static_cast<size_t>(s)];
   }
   static const char* scatter_name(Sub s) {
     static const char* const names[] = {
-        "zero3.reduce_scatter",     "zero3.ln1.reduce_scatter", "zero3.qkv.reduce_scatter",
-        "zero3.proj.reduce_scatter", "zero3.ln2.reduce_scatter", "zero3.fc1.reduce_scatter",
-        "zero3.fc2.reduce_scatter", "zero3.router.reduce_scatter", "zero3.experts.reduce_scatter"};
+        "zero3.reduce_scatter",      "zero3.ln1.reduce_scatter",    "zero3.qkv.reduce_scatter",
+        "zero3.proj.reduce_scatter", "zero3.ln2.reduce_scatter",    "zero3.fc1.reduce_scatter",
+        "zero3.fc2.reduce_scatter",  "zero3.router.reduce_scatter", "zero3.experts.reduce_scatter"};
     return names[static_cast<size_t>(s)];
   }
 
   // Every parameter tensor of a layer on one rank, in forward order; they sum to layer_params().
   std::vector<Param> params(bool moe) const {
     const double h = static_cast<double>(h_), f = static_cast<double>(f_), t = static_cast<double>(t_);
-    std::vector<Param> out{{Sub::ln1, h, false},     {Sub::ln1, h, false},     {Sub::qkv, 3 * h * h / t, false},
-                           {Sub::qkv, 3 * h / t, false}, {Sub::proj, h * h / t, false}, {Sub::proj, h, false},
-                           {Sub::ln2, h, false},     {Sub::ln2, h, false}};
+    std::vector<Param> out{
+        {Sub::ln1, h, false},         {Sub::ln1, h, false},          {Sub::qkv, 3 * h * h / t, false},
+        {Sub::qkv, 3 * h / t, false}, {Sub::proj, h * h / t, false}, {Sub::proj, h, false},
+        {Sub::ln2, h, false},         {Sub::ln2, h, false}};
     if (!moe) {
-      out.insert(out.end(), {{Sub::fc1, h * f / t, false},
-                             {Sub::fc1, f / t, false},
-                             {Sub::fc2, f * h / t, false},
-                             {Sub::fc2, h, false}});
+      out.insert(
+          out.end(),
+          {{Sub::fc1, h * f / t, false}, {Sub::fc1, f / t, false}, {Sub::fc2, f * h / t, false}, {Sub::fc2, h, false}});
       return out;
     }
     out.push_back({Sub::router, h * static_cast<double>(c_.w.model.moe.experts), false});
@@ -528,8 +528,8 @@ class MegatronLowering final : public LayerLowering {
   int64_t h_, f_, a_, S_, V_, T_, t_;
   bool sp_, zero3_;
   ShardingMechanism sharding_;
-  int ahead_ = 0;          // gather calls issued ahead of the one a computation waits for
-  int32_t per_chunk_ = 1;  // layers per model chunk: a backward pass ends at a multiple of it
+  int ahead_ = 0;           // gather calls issued ahead of the one a computation waits for
+  int32_t per_chunk_ = 1;   // layers per model chunk: a backward pass ends at a multiple of it
   bool gathering_ = false;  // whether the pass being lowered gathers weights
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;

@@ -19,12 +19,11 @@ namespace {
 
 // GPT with 8 layers of h = 2048 on 8 ranks of two Perlmutter nodes, ZeRO-3 over all of them.
 pw::Workload zero3(const nlohmann::json& sharding) {
-  nlohmann::json j = {
-      {"name", "zero3-prefetch"},
-      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 1024}, {"vocab", 8192}}},
-      {"training", {{"global_batch", 16}, {"micro_batch", 1}, {"checkpointing", "full"}}},
-      {"parallelism", {{"data", {{"size", 8}, {"zero", 3}}}}},
-      {"framework", {{"profile", "generic"}, {"sharding", sharding}}}};
+  nlohmann::json j = {{"name", "zero3-prefetch"},
+                      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 1024}, {"vocab", 8192}}},
+                      {"training", {{"global_batch", 16}, {"micro_batch", 1}, {"checkpointing", "full"}}},
+                      {"parallelism", {{"data", {{"size", 8}, {"zero", 3}}}}},
+                      {"framework", {{"profile", "generic"}, {"sharding", sharding}}}};
   return pw::parse_workload(j, "");
 }
 

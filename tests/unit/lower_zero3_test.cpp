@@ -142,10 +142,9 @@ TEST(LowerZero3, DeepSpeedReduceScattersPerBucket) {
 // DeepSpeed <= v0.5: one all-gather per parameter after a torch.cuda.synchronize(); modelled as the
 // call's host work on the compute stream before a blocking gather.
 TEST(LowerZero3, SynchronisingStackGathersEachParameterAfterHostWork) {
-  const auto p = lower(zero3("full", {{"gather_unit", "submodule"},
-                                      {"prefetch", 0},
-                                      {"synchronize_per_gather", true},
-                                      {"call_overhead_s", 1e-4}}));
+  const auto p = lower(zero3(
+      "full",
+      {{"gather_unit", "submodule"}, {"prefetch", 0}, {"synchronize_per_gather", true}, {"call_overhead_s", 1e-4}}));
   const auto& r = p.roles[0];
   // Every parameter (threshold 0 here): 12 per layer per pass.
   EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2 * 12);
