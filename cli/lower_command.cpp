@@ -77,8 +77,8 @@ Action add_lower_command(CLI::App& app) {
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
   cmd->add_flag("--collectives", args->collectives,
-                "list every collective of each role per iteration (by default: the data-parallel all-gathers and "
-                "reduce-scatters)");
+                "list every collective of each role per iteration (by default: the all-gathers and reduce-scatters of "
+                "sharded weights and gradients: ZeRO, FSDP, AxoNN z)");
   return [args]() -> int {
     if (!args->json.empty()) check_output_file(args->json, "--json");
     RunFiles()

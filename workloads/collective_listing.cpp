@@ -92,8 +92,8 @@ std::string format_collective_listing(const Program& p, int64_t only_role, bool 
     const auto rows = list_collectives(p, r, every);
     if (rows.empty()) continue;
     o << "\n"
-      << (every ? "collectives" : "data-parallel all-gathers and reduce-scatters") << " of " << r.name << " ("
-      << r.ranks << " ranks), per rank per iteration:\n";
+      << (every ? "collectives" : "all-gathers and reduce-scatters of sharded weights and gradients") << " in "
+      << r.name << " (" << r.ranks << " ranks), per rank per iteration:\n";
     char line[256];
     std::snprintf(line, sizeof line, "  %-14s %-28s %-10s %-16s %7s %11s %11s  %s\n", "kind", "name", "phase", "layers",
                   "count", "bytes each", "total", "group (size)");

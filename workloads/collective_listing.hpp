@@ -1,9 +1,9 @@
 #pragma once
 // What `paratwin lower` lists per rank role: every collective a rank issues in one iteration with its
 // size, grouped into rows of equal kind, name, phase, group and size (the layers they serve are
-// collapsed into ranges). By default only the all-gathers and reduce-scatters of the data-parallel
-// stack (ZeRO / FSDP: weight gathers and gradient reduce-scatters, and ZeRO-1/2's), which is what
-// tells one stack's sharding mechanism from another's.
+// collapsed into ranges). By default only the all-gathers and reduce-scatters of sharded weights and
+// gradients (ZeRO-3 / FSDP gathers and reduce-scatters, ZeRO-1/2's, AxoNN's z axis: streams shard and
+// data), which is what tells one stack's sharding mechanism from another's.
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -24,8 +24,8 @@ struct ListedCollective {
   double total() const { return bytes * static_cast<double>(count); }
 };
 
-// `every`: all collectives of the role; otherwise the data-parallel stack's all-gathers and
-// reduce-scatters (streams shard and data).
+// `every`: all collectives of the role; otherwise the all-gathers and reduce-scatters of sharded
+// weights and gradients.
 std::vector<ListedCollective> list_collectives(const Program& p, const Role& r, bool every);
 // The tables of every role (or of `only_role`), with totals per kind; empty when no role has one.
 std::string format_collective_listing(const Program& p, int64_t only_role, bool every);
