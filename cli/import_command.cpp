@@ -57,9 +57,11 @@ Action add_import_command(CLI::App& app) {
   megatron->add_option("--name", a->options.name, "the workload's name (default: megatron-gpt-LAYERSl-HIDDENh-WORLD)");
   megatron->add_option("--machine,-m", a->machine,
                        "built-in machine name or machine file: placement.devices_per_node from it");
-  megatron->add_option("--framework", a->options.framework, "framework profile (workloads/frameworks/)")
-      ->check(CLI::IsMember(workloads::builtin_framework_names()))
-      ->capture_default_str();
+  megatron
+      ->add_option("--framework", a->options.framework,
+                   "framework profile (workloads/frameworks/; default: megatron-core if the arguments use a flag it "
+                   "added, such as --use-flash-attn or --overlap-grad-reduce, else megatron-lm-2022)")
+      ->check(CLI::IsMember(workloads::builtin_framework_names()));
   megatron
       ->add_option("--world-size", a->options.world_size,
                    "GPUs in all (default: torchrun's --nproc_per_node × --nnodes from the command)")

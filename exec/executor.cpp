@@ -38,6 +38,12 @@ class Iteration {
   double run(RankResult& out) {
     while (!walker_.finished()) {
       walker_.start_ready(workloads::kCommunicationFirst, [this](int, uint32_t i) { start(i); });
+      if (!skipped_.empty()) {  // ended as they started: no backend op to wait for
+        std::vector<Finished> done;
+        done.swap(skipped_);
+        for (const Finished& f : done) finish(f);
+        continue;
+      }
       bool any = false;
       for (int s = 0; s < kStreams; ++s) any = any || walker_.busy(s);
       if (!any) throw ExecError("rank " + std::to_string(rank_) + " is stuck: no op can start");
@@ -71,6 +77,13 @@ class Iteration {
     if (inject_ && rank_ == options_.fail_rank && op.name == options_.fail_op)
       throw ExecError(describe(program_, rank_, op, i) + ": failed (injected by --fail-at)");
     walker_.started(i, backend_.now());
+    // The modelled stack's host work (Python hooks, pipeline-engine instructions: Op::host_seconds) is
+    // not a kernel this executor runs: it ends as it starts.
+    if (op.host_seconds > 0) {
+      const double now = backend_.now();
+      skipped_.push_back({i, now, now});
+      return;
+    }
     try {
       backend_.start(op, i);
     } catch (const std::exception& e) {
@@ -103,6 +116,7 @@ class Iteration {
   bool measured_, inject_;
   Watchdog* watchdog_;
   std::vector<uint32_t> in_flight_;
+  std::vector<Finished> skipped_;  // host-work ops started and ended at once
   double t0_;
   workloads::OpWalker walker_;
   std::vector<workloads::OpEvent> events_;

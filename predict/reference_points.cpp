@@ -175,7 +175,7 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
       }
       auto alt = workloads::parse_workload(alt_doc, point.workload + " with " + s.key + " = " + formatted(v, "%.6g"));
       if (const auto it = options.kernel_efficiency.find(alt.framework.profile); it != options.kernel_efficiency.end())
-        alt.framework.kernel_efficiency = it->second;
+        alt.framework.set_kernel_efficiency(it->second);
       if (point.best_configuration) alt = best_configuration(alt, machine);
       // One SimGrid engine per process: each alternative in a child of its own.
       ChildPool pool(1);
@@ -207,7 +207,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
     } else {
       w = workloads::load_workload_file(point.workload);
       if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
-        w.framework.kernel_efficiency = it->second;
+        w.framework.set_kernel_efficiency(it->second);
       if (point.best_configuration) w = best_configuration(w, machine);
       row["configuration"] = workloads::configuration_label(w);
       predict_with = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, m); };

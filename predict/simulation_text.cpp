@@ -7,9 +7,9 @@ namespace paratwin::predict {
 std::string simulation_heading(const workloads::Workload& w, const Prediction& p) {
   const auto& s = *p.summary;
   const auto& r = *p.simulation;
-  std::string out =
-      printed("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s\n", w.name.c_str(), s.machine.c_str(),
-              static_cast<long long>(r.nodes), static_cast<long long>(s.ranks), r.fidelity.c_str(), r.library.c_str());
+  std::string out = printed("%s on %s (%lld nodes, %lld ranks), %s fidelity, %s, %s\n", w.name.c_str(),
+                            s.machine.c_str(), static_cast<long long>(r.nodes), static_cast<long long>(s.ranks),
+                            r.fidelity.c_str(), r.library.c_str(), workloads::stack_label(w.framework).c_str());
   if (!r.vendor_library.empty())
     out += printed(
         "  library               pccl runs all-gather and reduce-scatter (hierarchical); all-reduce, broadcast and "

@@ -77,6 +77,38 @@ double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Patte
   return cache[key] = bandwidth;
 }
 
+double CollectiveTimes::pat_bandwidth(Group& g, OpKind kind, int64_t from, int64_t to, size_t step) {
+  if (!placement_aware_) return flat_bandwidth_;
+  auto [it, added] = g.pat.try_emplace(static_cast<int>(kind));
+  Group::Stepped& stepped = it->second;
+  if (added) {
+    // Every group's PAT flows of one step at once, each in its own direction.
+    for (const Shape& other : g.shapes) {
+      const auto plans = plan_group(kind, Algorithm::pat, other.layout, 1, 0, Fidelity::fast);
+      if (stepped.loads.size() < plans.front().size()) stepped.loads.resize(plans.front().size());
+      for (size_t s = 0; s < plans.front().size(); ++s) {
+        std::vector<std::pair<int64_t, int64_t>> edges;
+        for (const auto& devices : other.groups)
+          for (size_t me = 0; me < devices.size(); ++me)
+            for (const Transfer& t : plans[me][s].sends)
+              edges.emplace_back(devices[me], devices[static_cast<size_t>(t.peer)]);
+        load_directed(stepped.loads[s], edges);
+      }
+    }
+  }
+  if (stepped.loads.empty()) return flat_bandwidth_;
+  step = std::min(step, stepped.loads.size() - 1);
+  const auto key = std::make_tuple(from, to, step);
+  if (const auto found = stepped.edges.find(key); found != stepped.edges.end()) return found->second;
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (uint32_t id : topology_.route(from, to).resources) {
+    const auto l = stepped.loads[step].find(id);
+    const double flows = l == stepped.loads[step].end() ? 1.0 : static_cast<double>(l->second);
+    bandwidth = std::min(bandwidth, topology_.resource(id).bandwidth / flows);
+  }
+  return stepped.edges[key] = bandwidth;
+}
+
 CollectiveTimes::Group& CollectiveTimes::group(const workloads::Program& program,
                                                const workloads::PlacementMap& placement, int64_t rank, AxisMask mask,
                                                bool vendor) {
@@ -231,13 +263,15 @@ double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind,
     const int64_t here = devices[static_cast<size_t>(me)];
     for (size_t s = 0; s < plan_of_me.size(); ++s) {
       const Step& st = plan_of_me[s];
+      const auto bandwidth = [&](int64_t from, int64_t to) {
+        return algorithm == Algorithm::pat ? pat_bandwidth(g, kind, from, to, s)
+                                           : edge_bandwidth(g, from, to, pattern, s);
+      };
       double transfer = 0;
       for (const Transfer& t : st.sends)
-        transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, here, devices[static_cast<size_t>(t.peer)], pattern, s));
+        transfer = std::max(transfer, t.bytes / bandwidth(here, devices[static_cast<size_t>(t.peer)]));
       for (const Transfer& t : st.recvs)
-        transfer =
-            std::max(transfer, t.bytes / edge_bandwidth(g, devices[static_cast<size_t>(t.peer)], here, pattern, s));
+        transfer = std::max(transfer, t.bytes / bandwidth(devices[static_cast<size_t>(t.peer)], here));
       steps[s] = std::max(steps[s], transfer + shape.latency + step_costs_.after_transfers(st, shape.latency, kind));
     }
   }

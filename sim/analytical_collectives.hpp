@@ -63,6 +63,13 @@ class CollectiveTimes {
     double ring_bandwidth = 0;  // the slowest ring flow's share over every shape (reported)
     // Bandwidth of a flow (from, to, tree step) under ring / pair / tree loads.
     std::map<std::tuple<int64_t, int64_t, size_t>, double> edges[3];
+    // PAT, per kind (all-gather, reduce-scatter: their steps run in opposite orders): per step, every
+    // group's flows of that step, and the bandwidth of a flow (from, to, step) under them.
+    struct Stepped {
+      std::vector<Loads> loads;
+      std::map<std::tuple<int64_t, int64_t, size_t>, double> edges;
+    };
+    std::map<int, Stepped> pat;
   };
   // `vendor`: the group as PCCL's vendor library lays it out, for the kinds it runs (library_running).
   Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
@@ -73,6 +80,8 @@ class CollectiveTimes {
   // flows the group's pattern puts on it.
   enum class Pattern { rings, pairs, trees };
   double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step = 0);
+  // The same under the flows of step `step` of every group's PAT of `kind` (filled when first needed).
+  double pat_bandwidth(Group& g, workloads::OpKind kind, int64_t from, int64_t to, size_t step);
   // Seconds one group of `shape` takes, the loads of every group in place.
   double shape_seconds(Group& g, const Shape& shape, workloads::OpKind kind, double bytes, int32_t root);
 

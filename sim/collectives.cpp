@@ -28,13 +28,15 @@ const char* to_string(Algorithm a) {
       return "pairwise";
     case Algorithm::direct:
       return "direct";
+    case Algorithm::pat:
+      return "pat";
   }
   return "?";
 }
 
 std::optional<Algorithm> parse_algorithm(const std::string& name) {
   for (Algorithm a : {Algorithm::ring, Algorithm::recursive, Algorithm::tree, Algorithm::hierarchical,
-                      Algorithm::binomial_tree, Algorithm::pairwise, Algorithm::direct})
+                      Algorithm::binomial_tree, Algorithm::pairwise, Algorithm::direct, Algorithm::pat})
     if (name == to_string(a)) return a;
   return std::nullopt;
 }
@@ -55,6 +57,8 @@ bool supports(Algorithm algorithm, OpKind kind) {
     case Algorithm::pairwise:
     case Algorithm::direct:
       return kind == OpKind::all_to_all;
+    case Algorithm::pat:
+      return kind == OpKind::all_gather || kind == OpKind::reduce_scatter;
   }
   return false;
 }
@@ -174,6 +178,8 @@ std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layo
       return pairwise(p, me, bytes, fidelity);
     case Algorithm::direct:
       return pairwise(p, me, bytes, Fidelity::fast);  // every exchange in one step
+    case Algorithm::pat:
+      return pat(kind, p, me, bytes);
   }
   return {};
 }

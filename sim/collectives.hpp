@@ -27,8 +27,9 @@ enum class Fidelity { exact, fast };
 // hierarchical: PCCL's two-level design (seed 002 §6.2): intra-node ring, inter-node recursive
 //   doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
 // binomial_tree: broadcast and reduce. pairwise: all-to-all, one peer per step. direct: all-to-all,
-// every peer at once.
-enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct };
+// every peer at once. pat: NCCL's PAT (v2.23+, one rank per node): all-gather and reduce-scatter in
+// log2 p aggregated steps of doubling (reduce-scatter: halving) distance, any p.
+enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct, pat };
 
 const char* to_string(Algorithm a);
 std::optional<Algorithm> parse_algorithm(const std::string& name);

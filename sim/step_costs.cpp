@@ -58,6 +58,7 @@ NcclHardware nccl_hardware(const topology::Machine& machine) {
     for (const auto& l : machine.node.links)
       if (l.a == "gpu0" || l.b == "gpu0") hw.intra_bus_GBps = std::max(hw.intra_bus_GBps, l.bandwidth / 1e9);
   for (const auto& nic : machine.node.nics) hw.inter_bus_GBps += nic.bandwidth / 1e9;
+  hw.devices_per_node = static_cast<int>(machine.devices_per_node());
   return hw;
 }
 
@@ -67,10 +68,14 @@ std::optional<NcclChoice> StepCosts::nccl_choice_for(OpKind kind, Algorithm algo
   const bool ring = algorithm == Algorithm::ring &&
                     (kind == OpKind::all_reduce || kind == OpKind::all_gather || kind == OpKind::reduce_scatter);
   const bool tree = algorithm == Algorithm::tree && kind == OpKind::all_reduce;
-  if (!ring && !tree) return std::nullopt;
+  const bool pat = algorithm == Algorithm::pat;
+  if (!ring && !tree && !pat) return std::nullopt;
   // Nodes are numbered in order of first appearance.
   const int nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
-  return nccl_choice(*nccl, kind, ring ? NcclAlgorithm::ring : NcclAlgorithm::tree, layout.size(), nodes, bytes);
+  // PAT forced where NCCL would not run it (--algorithm): the profile's step costs price its steps.
+  if (pat && !nccl_pat_enabled(*nccl, kind, layout.size(), nodes)) return std::nullopt;
+  const NcclAlgorithm a = ring ? NcclAlgorithm::ring : tree ? NcclAlgorithm::tree : NcclAlgorithm::pat;
+  return nccl_choice(*nccl, kind, a, layout.size(), nodes, bytes);
 }
 
 namespace {

@@ -71,6 +71,11 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
   // Closed forms, as NCCL's tuner has them: latency = steps x (step cost + path latency), bandwidth term =
   // bytes a member moves over the links it uses (cost linear in the group, so choosing stays cheap at
   // tens of thousands of members).
+  if (algorithm == Algorithm::pat) {
+    // NCCL's own estimate (sim/nccl_tuning.hpp), where the release and the group let NCCL run PAT.
+    const auto nccl = costs_.nccl_choice_for(kind, algorithm, layout, bytes);
+    return nccl ? nccl->estimate : std::numeric_limits<double>::infinity();
+  }
   if (kind != OpKind::all_reduce || (algorithm != Algorithm::ring && algorithm != Algorithm::tree))
     return std::numeric_limits<double>::infinity();
   const double p = layout.size();
@@ -112,6 +117,17 @@ Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {
   // Under PCCL the all-reduce is the vendor library's, tuned as it tunes it (library_running).
   const std::string& library = kind == OpKind::all_reduce ? all_reduce_library_ : library_;
   const Algorithm fallback = default_algorithm(kind, library);
+  const bool gathers = kind == OpKind::all_gather || kind == OpKind::reduce_scatter;
+  if (gathers && library == "nccl" && costs_.nccl && layout.size() >= 2) {
+    // NCCL v2.23+ weighs PAT against its ring for a communicator of one rank per node with its own cost
+    // model (nccl_collective_algorithm); earlier releases and other groups run the ring.
+    const int32_t nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
+    if (!nccl_pat_enabled(*costs_.nccl, kind, layout.size(), nodes)) return fallback;
+    const auto key = std::make_tuple(&layout, static_cast<int>(kind), bytes);
+    if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+    const bool pat = nccl_collective_algorithm(*costs_.nccl, kind, layout.size(), nodes, bytes) == NcclAlgorithm::pat;
+    return chosen_[key] = pat ? Algorithm::pat : fallback;
+  }
   const bool tunes = (library == "nccl" || library == "rccl") && kind == OpKind::all_reduce;
   // NCCL runs trees between nodes only; inside one node its rings follow the fastest links.
   if (!tunes || layout.size() <= 2 ||

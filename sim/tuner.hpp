@@ -5,8 +5,10 @@
 // where a ring's 2(p-1) steps of latency dominate (many nodes, small or medium buffers). The tuner
 // here does the same with the machine profile's step cost and the node graph's and NICs' bandwidths,
 // knowing nothing of the other traffic (as NCCL's does not). Under PCCL the all-reduce is the vendor
-// library's and tuned the same way (library_running). Other kinds and libraries keep default_algorithm;
-// an algorithm forced by the user wins.
+// library's and tuned the same way (library_running). NCCL v2.23+ (profile.nccl.tuning "2.23", "2.27")
+// also weighs PAT against the ring for an all-gather or reduce-scatter over one rank per node, with
+// NCCL's own estimates. Other kinds and libraries keep default_algorithm; an algorithm forced by the
+// user wins.
 #include <map>
 #include <string>
 #include <tuple>
@@ -23,7 +25,8 @@ class Tuner {
   // The algorithm the library runs for a collective of `kind` and `bytes` over a group laid out as
   // `layout` (layouts live as long as the GroupLayouts that made them; choices are cached by address).
   Algorithm choose(workloads::OpKind kind, const GroupLayout& layout, double bytes);
-  // The tuner's estimate of one all-reduce's seconds with `algorithm` (ring or tree; others: infinity).
+  // The tuner's estimate of one all-reduce's seconds with `algorithm` (ring or tree), or NCCL's of an
+  // all-gather or reduce-scatter with PAT where NCCL has it; others: infinity.
   double estimate(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes) const;
 
  private:

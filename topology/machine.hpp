@@ -139,10 +139,15 @@ struct ProfileSpec {
   // NCCL's tuning model (sim/nccl_tuning.hpp): with library nccl, rings and trees take the latency and
   // bandwidth of the protocol NCCL picks instead of collective_step.
   struct NcclSpec {
-    std::string tuning;           // the release family whose tables apply: "2.15" or "2.22"
+    std::string tuning;           // the release family whose tables apply: "2.15", "2.22", "2.23", "2.27"
     int compute_capability = 80;  // of the devices: 70, 80, 90
     std::string cpu;              // the host: intel, amd, arm, power
     bool ll128 = true;            // NCCL enables LL128 (GPU and NIC under one PCIe switch)
+    // NCCL's NVLS algorithms (NVSwitch with NVLink SHARP multicast, sm90+) and CollNet (SHARP-capable
+    // switches with NCCL's CollNet plugin and NCCL_COLLNET_ENABLE=1): false on every machine here, which
+    // the model assumes (it has no cost model for them; the loader refuses true).
+    bool nvls = false;
+    bool collnet = false;
   };
   std::optional<NcclSpec> nccl;
 };

@@ -363,10 +363,18 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   if (r.has("nccl")) {
     JsonReader n = r.object("nccl");
     ProfileSpec::NcclSpec spec;
-    spec.tuning = n.choice("tuning", {"2.15", "2.22"});
+    spec.tuning = n.choice("tuning", {"2.15", "2.22", "2.23", "2.27"});
     spec.compute_capability = static_cast<int>(n.integer("compute_capability", std::nullopt, 60, 100));
     spec.cpu = n.choice("cpu", {"intel", "amd", "arm", "power"});
     spec.ll128 = n.boolean("ll128", true);
+    // NVLS needs NVSwitch multicast (NVIDIA/nccl v2.27.7-1 src/transport/nvls.cc ncclNvlsInit:
+    // CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, more than two GPUs); CollNet a CollNet plugin and
+    // NCCL_COLLNET_ENABLE=1 (src/init.cc, off by default). Neither is priced here.
+    spec.nvls = n.boolean("nvls", false);
+    spec.collnet = n.boolean("collnet", false);
+    if (spec.nvls) n.fail("nvls", "is true, but NCCL's NVLS algorithms (NVLink SHARP) have no cost model here");
+    if (spec.collnet)
+      n.fail("collnet", "is true, but NCCL's CollNet algorithms (SHARP switches) have no cost model here");
     annotations(n);
     n.finish();
     p.nccl = spec;

@@ -105,7 +105,8 @@ void profile(std::ostringstream& o, const Machine& m) {
   if (m.profile.collective_step > 0) o << ", " << m.profile.collective_step * 1e6 << " us per collective step";
   o << "\n";
   if (const auto& n = m.profile.nccl)
-    o << "  NCCL: tuning tables of v" << n->tuning << " (protocol and latency of each ring and tree), sm"
+    o << "  NCCL: tuning tables of v" << n->tuning << " (protocol and latency of each ring and tree"
+      << (n->tuning >= "2.23" ? "; PAT for all-gather and reduce-scatter over one GPU per node" : "") << "), sm"
       << n->compute_capability << ", " << n->cpu << " host, LL128 " << (n->ll128 ? "enabled" : "disabled") << "\n";
   // Square GEMMs' share of peak, so that the model's parameters read as rates.
   for (const auto& [dtype, g] : m.profile.gemm) {

@@ -53,12 +53,23 @@ class MechanismReader {
       field(r, key, key, [&](JsonReader& v, const std::string& k) { out = v.number(k, std::nullopt, 1e-3, 1.0); });
     };
     const bool kernel_set = r.has("kernel_efficiency");
-    efficiency("kernel_efficiency", f_.kernel_efficiency);
-    // The classes not given follow the GEMMs' value (a profile that measured only one number).
-    if (kernel_set) {
-      if (!r.has("attention_efficiency")) f_.attention_efficiency = f_.kernel_efficiency;
-      if (!r.has("elementwise_efficiency")) f_.elementwise_efficiency = f_.kernel_efficiency;
-      if (!r.has("optimizer_efficiency")) f_.optimizer_efficiency = f_.kernel_efficiency;
+    double kernel = f_.kernel_efficiency;
+    if (profile_ && kernel_set && r.object("kernel_efficiency").has("same_as")) {
+      // Another profile's value (a stack that runs the same kernels): {"same_as": NAME, "source": why}.
+      JsonReader v = r.object("kernel_efficiency");
+      const std::string other = v.string("same_as");
+      kernel = builtin_framework(other).kernel_efficiency;
+      f_.sources.push_back({"kernel_efficiency", other + "'s value (" + std::to_string(kernel) + "): " + v.string("source")});
+      v.finish();
+    } else {
+      efficiency("kernel_efficiency", kernel);
+    }
+    // A profile's classes not given follow its GEMMs' value (a profile that measured one number); a
+    // workload's new value carries to the classes that followed the profile's.
+    if (kernel_set && profile_) {
+      f_.kernel_efficiency = f_.attention_efficiency = f_.elementwise_efficiency = f_.optimizer_efficiency = kernel;
+    } else if (kernel_set) {
+      f_.set_kernel_efficiency(kernel);
     }
     efficiency("attention_efficiency", f_.attention_efficiency);
     efficiency("elementwise_efficiency", f_.elementwise_efficiency);
@@ -68,6 +79,8 @@ class MechanismReader {
     });
     field(r, "gradient_bucket_bytes", "gradient_bucket_bytes",
           [&](JsonReader& v, const std::string& k) { f_.gradient_bucket_bytes = v.number(k, std::nullopt, 0, 1e12); });
+    field(r, "gradient_buckets_first_stage_only", "gradient_buckets_first_stage_only",
+          [&](JsonReader& v, const std::string& k) { f_.gradient_buckets_first_stage_only = v.boolean(k); });
     if (r.has("sharding")) {
       JsonReader s = r.object("sharding");
       auto& m = f_.sharding;
@@ -97,6 +110,8 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { f_.broadcast_p2p = v.boolean(k); });
       field(p, "micro_batch_overhead_s", "pipeline.micro_batch_overhead_s",
             [&](JsonReader& v, const std::string& k) { f_.micro_batch_overhead = v.number(k, std::nullopt, 0, 1); });
+      field(p, "synchronous_p2p", "pipeline.synchronous_p2p",
+            [&](JsonReader& v, const std::string& k) { f_.synchronous_p2p = v.boolean(k); });
       p.finish();
     }
     field(r, "features", "features", [&](JsonReader& v, const std::string& k) { read_features(v.object(k)); });
@@ -156,6 +171,18 @@ const char* to_string(GatherUnit u) {
   return u == GatherUnit::layer ? "layer" : "submodule";
 }
 
+void Framework::set_kernel_efficiency(double value) {
+  for (double* c : {&attention_efficiency, &elementwise_efficiency, &optimizer_efficiency})
+    if (*c == kernel_efficiency) *c = value;
+  kernel_efficiency = value;
+}
+
+std::string stack_label(const Framework& f) {
+  if (f.chosen_because.empty()) return "framework " + f.profile;
+  return "framework " + f.profile + " (chosen for " + f.chosen_because +
+         "; the workload names none: set \"framework\": {\"profile\": ...}, \"generic\" for the ideal stack)";
+}
+
 std::vector<std::string> builtin_framework_names() {
   std::vector<std::string> out;
   for (const auto& b : kBuiltins) out.emplace_back(b.name);
@@ -195,6 +222,7 @@ nlohmann::json to_json(const Framework& f) {
           {"optimizer_efficiency", f.optimizer_efficiency},
           {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
           {"gradient_bucket_bytes", f.gradient_bucket_bytes},
+          {"gradient_buckets_first_stage_only", f.gradient_buckets_first_stage_only},
           {"sharding",
            {{"gather_unit", to_string(f.sharding.gather_unit)},
             {"prefetch", f.sharding.prefetch},
@@ -204,7 +232,10 @@ nlohmann::json to_json(const Framework& f) {
             {"shard_group", f.sharding.shard_group},
             {"persistence_threshold", f.sharding.persistence_threshold},
             {"synchronize_per_gather", f.sharding.synchronize_per_gather}}},
-          {"pipeline", {{"broadcast_p2p", f.broadcast_p2p}, {"micro_batch_overhead_s", f.micro_batch_overhead}}},
+          {"pipeline",
+           {{"broadcast_p2p", f.broadcast_p2p},
+            {"micro_batch_overhead_s", f.micro_batch_overhead},
+            {"synchronous_p2p", f.synchronous_p2p}}},
           {"features",
            {{"zero_stages", x.zero_stages},
             {"zero_with_pipeline", x.zero_with_pipeline},

@@ -76,6 +76,9 @@ struct StackFeatures {
 
 struct Framework {
   std::string profile = "generic";  // the shipped profile it started from
+  // Non-empty when the workload named no framework and this one was chosen from its configuration:
+  // why (workloads/default_stack.hpp).
+  std::string chosen_because;
   std::string description;
   // Fraction of the machine model's rate that the stack's kernels sustain inside a training iteration,
   // by op class: GEMMs (the GEMM shape model), the attention core (its GEMMs, softmax, flash kernel),
@@ -93,13 +96,25 @@ struct Framework {
   // collective when its last gradient is ready (torch DDP bucket_cap_mb, Megatron-LM's DDP buckets,
   // DeepSpeed's reduce_bucket_size). 0: one collective per parameter block of a layer.
   double gradient_bucket_bytes = 0;
+  // Buckets only on the first pipeline stage's first model chunk; every other stage and chunk reduces
+  // its gradients as one bucket, off the critical path (Megatron-Core distributed_data_parallel.py,
+  // core_v0.12.0: bucket_size = None when get_pipeline_model_parallel_rank() > 0, and
+  // disable_bucketing for the interleaved schedule's later chunks).
+  bool gradient_buckets_first_stage_only = false;
   ShardingMechanism sharding;
   // Pipeline engine: send/recv issued as broadcasts over two-rank groups (DeepSpeed's 2021 p2p), and
   // host seconds the engine spends per micro-batch instruction (forward, backward, send, recv).
   bool broadcast_p2p = false;
   double micro_batch_overhead = 0;
+  // Send/recv that block the instruction stream until the message has been delivered (DeepSpeed's
+  // pipeline engine: p2p.py asserts async_op == False, v0.3.16 to v0.16.3); broadcast_p2p implies it.
+  bool synchronous_p2p = false;
   StackFeatures features;
   std::vector<Sourced> sources;  // per value: where it comes from
+
+  // A new GEMM efficiency (a fit's trial value), carried to the op classes that follow it (those the
+  // profile did not rate on their own).
+  void set_kernel_efficiency(double value);
 };
 
 std::vector<std::string> builtin_framework_names();
@@ -107,6 +122,8 @@ std::vector<std::string> builtin_framework_names();
 Framework builtin_framework(const std::string& name);
 // The workload's "framework" object: {"profile": NAME} with optional overrides.
 Framework read_framework(JsonReader r);
+// "framework NAME", with "(chosen: REASON; name one with \"framework\")" when the workload named none.
+std::string stack_label(const Framework& f);
 // Every value, for reports.
 nlohmann::json to_json(const Framework& f);
 // The workload's "framework" object: the profile and the values that differ from the shipped profile's.

@@ -636,8 +636,19 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (o.approximate) out.dropped = inexpressible;
   out.not_modelled = s.not_modelled;
 
+  // The stack: named, else the Megatron-LM that has every feature the arguments use (flash attention,
+  // the bucketed gradient overlap, MoE and the Transformer Engine overlaps came with Megatron-Core).
+  std::string framework = o.framework;
+  if (framework.empty()) {
+    const bool core = attn == Attention::flash || r.has("--overlap-grad-reduce") || r.has("--overlap-param-gather") ||
+                      r.has("--tp-comm-overlap") || r.has("--num-experts");
+    framework = core ? "megatron-core" : "megatron-lm-2022";
+    assumed.push_back("framework " + framework +
+                      (core ? " (the arguments use flags Megatron-LM gained with Megatron-Core)"
+                            : " (no flag newer than Megatron-LM 2022)"));
+  }
   // Communication settings as Megatron-LM runs them.
-  const bool profile_2021 = o.framework == "megatron-lm-2021";
+  const bool profile_2021 = framework == "megatron-lm-2021";
   const bool replicas = dp > 1;
   bool overlap_grads = r.has("--overlap-grad-reduce") || r.word("--DDP-impl", "local") == "torch";
   if (overlap_grads && !replicas) {
@@ -700,7 +711,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   }
   const int64_t per_node = o.devices_per_node > 0 ? o.devices_per_node : world.per_node;
   doc["placement"] = {{"order", order}, {"devices_per_node", per_node}};
-  doc["framework"] = {{"profile", o.framework}};
+  doc["framework"] = {{"profile", framework}};
 
   // The description: where every argument went.
   std::vector<std::string> read;

@@ -13,12 +13,12 @@
 namespace paratwin::workloads {
 
 struct MegatronImportOptions {
-  std::string name;              // the workload's name; empty: derived from the model and the world size
-  int64_t world_size = 0;        // 0: torchrun's --nproc_per_node × --nnodes
-  int64_t gpus_per_node = 0;     // stands for --nproc_per_node when the command has none
-  int64_t devices_per_node = 0;  // placement.devices_per_node from a machine; 0: from the launcher
-  std::string machine;           // the machine devices_per_node came from, for the description
-  std::string framework = "megatron-lm-2022";
+  std::string name;                  // the workload's name; empty: derived from the model and the world size
+  int64_t world_size = 0;            // 0: torchrun's --nproc_per_node × --nnodes
+  int64_t gpus_per_node = 0;         // stands for --nproc_per_node when the command has none
+  int64_t devices_per_node = 0;      // placement.devices_per_node from a machine; 0: from the launcher
+  std::string machine;               // the machine devices_per_node came from, for the description
+  std::string framework;             // empty: megatron-core if the arguments use its flags, else megatron-lm-2022
   int64_t tokenizer_vocab_size = 0;  // unpadded vocabulary of a tokenizer paratwin cannot size
   bool allow_unknown = false;        // unknown arguments: listed warnings instead of an error
   bool approximate = false;          // inexpressible arguments: dropped and listed instead of an error

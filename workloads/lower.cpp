@@ -4,8 +4,10 @@
 #include "workloads/lower.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "workloads/arithmetic.hpp"
+#include "workloads/gradient_buckets.hpp"
 #include "workloads/lower_internal.hpp"
 #include "workloads/program_graph.hpp"
 #include "workloads/schedule.hpp"
@@ -45,21 +47,37 @@ class StageLowering {
     std::vector<size_t> last_backward(static_cast<size_t>(v_), 0);
     for (size_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].forward) last_backward[static_cast<size_t>(slots_[i].chunk)] = i;
+    const bool zero2 = c_.w.parallel.zero_stage == 2;
     for (size_t i = 0; i < slots_.size(); ++i) {
       const Slot& s = slots_[i];
       e_.micro_batch = s.micro_batch;
       e_.chunk = static_cast<int16_t>(s.chunk);
-      if (s.forward)
+      if (s.forward) {
         forward(s);
-      else
-        backward(s);
-      if (!s.forward && c_.w.opt.overlap_gradient_sync && i == last_backward[static_cast<size_t>(s.chunk)])
-        sync_chunk_gradients(s.chunk);
+        continue;
+      }
+      // ZeRO-2 reduces in every micro-batch's backward (DeepSpeed engine.py allreduce_gradients: "ZeRO
+      // stage 2 communicates during non gradient accumulation boundaries as well", v0.5.10 l.1638,
+      // v0.16.3 l.1975). With overlap, the other stages launch each bucket during the chunk's last
+      // backward, under no_sync / is_last_microbatch before it (torch DDP; Megatron-Core
+      // distributed_data_parallel.py register_grad_ready, core_v0.12.0).
+      const bool last = i == last_backward[static_cast<size_t>(s.chunk)];
+      reducing_ = zero2 || (c_.w.opt.overlap_gradient_sync && last);
+      if (reducing_) begin_reduction(s.chunk);
+      backward(s);
+      if (reducing_) grad_ready(kLayerNone);  // anything left, at the end of the pass
+      reducing_ = false;
     }
     e_.micro_batch = -1;
     e_.chunk = 0;
-    if (!c_.w.opt.overlap_gradient_sync)
-      for (int32_t chunk = v_ - 1; chunk >= 0; --chunk) sync_chunk_gradients(chunk);
+    // Without overlap the buckets are reduced after the last micro-batch (Megatron-LM 2021/2022's
+    // allreduce_gradients in train_step; DeepSpeed's ReduceGrads instruction, schedule.py
+    // TrainSchedule.steps at step_id == total_steps - 1).
+    if (!c_.w.opt.overlap_gradient_sync && !zero2)
+      for (int32_t chunk = v_ - 1; chunk >= 0; --chunk) {
+        begin_reduction(chunk);
+        grad_ready(kLayerNone);
+      }
     optimizer_step();
   }
 
@@ -84,9 +102,16 @@ class StageLowering {
     op.peer_stage = static_cast<int32_t>(peer_virtual % p_);
     op.bytes = layers_.activation_message_bytes();
     op.tag = tag(e_.micro_batch, receiver_virtual, backward);
+    engine_instruction(kind == OpKind::send ? (backward ? "engine.send_grad" : "engine.send_activation")
+                                            : (backward ? "engine.recv_grad" : "engine.recv_activation"));
+    // A send's data is the last computation's output (after the engine's instruction). Receives stay
+    // posted ahead, as the schedule's order of sends and receives lets a synchronous engine's peers
+    // meet (DeepSpeed schedule.py TrainSchedule alternates them by stage parity).
     std::vector<uint32_t> deps;
     if (kind == OpKind::send) deps.push_back(e_.last_compute());
     const uint32_t id = e_.add(op, deps);
+    // A synchronous send holds the instruction stream until the peer has received the message.
+    if (kind == OpKind::send && synchronous_p2p()) e_.wait(id);
     if (kind == OpKind::recv) {
       e_.wait(id);
       // Megatron's scatter/gather: each tensor rank sent 1/t of the activation; reassemble it.
@@ -115,11 +140,13 @@ class StageLowering {
     e_.phase = Phase::forward;
     const int64_t vs = virtual_stage(s.chunk);
     if (first_virtual(s.chunk)) {
+      engine_instruction("engine.forward");
       e_.layer = kLayerEmbedding;
       layers_.embedding_forward(e_);
     } else {
       e_.layer = first_layer(s.chunk);
       message(OpKind::recv, false, vs - 1, vs);
+      engine_instruction("engine.forward");
     }
     const int32_t first = first_layer(s.chunk), last = first + per_chunk_ - 1;
     layers_.begin_pass(first, last);
@@ -141,10 +168,13 @@ class StageLowering {
     e_.phase = Phase::backward;
     if (last_virtual(s.chunk)) {
       e_.layer = kLayerLogits;
+      engine_instruction("engine.backward");
       layers_.logits_backward(e_);
+      grad_ready(kLayerLogits);
     } else {
       e_.layer = first_layer(s.chunk) + per_chunk_ - 1;
       message(OpKind::recv, true, vs + 1, vs);
+      engine_instruction("engine.backward");
     }
     const int32_t first = first_layer(s.chunk), last = first + per_chunk_ - 1;
     for (int32_t l = last; l >= first; --l) {
@@ -160,12 +190,14 @@ class StageLowering {
       e_.phase = Phase::backward;
       layers_.begin_pass(l, first);
       layers_.backward(e_, l);
+      grad_ready(l);
     }
     e_.layer = first;
     memory_event(OpKind::free, s.chunk);
     if (first_virtual(s.chunk)) {
       e_.layer = kLayerEmbedding;
       layers_.embedding_backward(e_);
+      grad_ready(kLayerEmbedding);
     } else {
       message(OpKind::send, true, vs - 1, vs - 1);
     }
@@ -183,28 +215,72 @@ class StageLowering {
     return out;
   }
 
-  void sync_chunk_gradients(int32_t chunk) {
+  // The chunk's gradients in the order its backward produces them: the output embedding's (the loss's
+  // backward), the layers' from last to first, the input embedding's.
+  std::vector<detail::GradientBlock> gradient_blocks(int32_t chunk) const {
+    const double bytes = bytes_of(c_.w.training.gradient_reduce());
+    // ZeRO-3 reduce-scatters each layer's gradients in the backward pass (workloads/lower_megatron.cpp);
+    // the embeddings stay replicated and are reduced here. validate() allows ZeRO-3 only without axonn
+    // or optimus.
+    const bool layers_done = c_.w.parallel.zero_stage == 3;
+    std::vector<detail::GradientBlock> out;
+    if (last_virtual(chunk))
+      out.push_back({kLayerLogits, "output_embedding", layers_.embedding_params() * bytes, false});
+    if (!layers_done)
+      for (int32_t l = first_layer(chunk) + per_chunk_ - 1; l >= first_layer(chunk); --l)
+        for (const auto& b : layers_.layer_params(l)) out.push_back({l, b.name, b.params * bytes, b.expert});
+    if (first_virtual(chunk))
+      out.push_back(
+          {kLayerEmbedding, "embedding", (layers_.embedding_params() + layers_.position_params()) * bytes, false});
+    return out;
+  }
+
+  void begin_reduction(int32_t chunk) {
+    const auto& f = c_.w.framework;
+    double cap = f.gradient_bucket_bytes;
+    if (f.gradient_buckets_first_stage_only && (role_.stage > 0 || chunk > 0)) cap = HUGE_VAL;
+    buckets_ = detail::gradient_buckets(gradient_blocks(chunk), cap);
+    next_bucket_ = 0;
+  }
+
+  // Launches the buckets that the backward of `layer` completed (kNone: every one left). Each bucket
+  // reduces over the data-parallel group on the data stream once the layer's last computation (and
+  // any asynchronous weight-gradient reduction before it) is done.
+  void grad_ready(int32_t layer) {
+    if (!reducing_ && layer != kLayerNone) return;
     const auto zero = c_.w.parallel.zero_stage;
-    // ZeRO-3 reduce-scattered each layer's gradients in the backward pass; the embeddings stay
-    // replicated and are all-reduced here.
-    const bool layers_done = zero == 3;  // validate() allows ZeRO-3 only without axonn / optimus
-    e_.phase = Phase::grad_sync;
-    for (const auto& [layer, block] : chunk_params(chunk)) {
-      if (layers_done && layer >= 0) continue;
-      e_.layer = layer;
-      const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
+    const Phase phase = e_.phase;
+    const int32_t current = e_.layer;
+    // ZeRO-2's per-micro-batch reductions are part of each backward pass (as ZeRO-3's reduce-scatters).
+    e_.phase = zero == 2 ? Phase::backward : Phase::grad_sync;
+    // ZeRO-1/2 reduce-scatter (each rank keeps the shard it updates); ZeRO-0 and ZeRO-3's replicated
+    // embeddings all-reduce.
+    const OpKind kind = zero == 1 || zero == 2 ? OpKind::reduce_scatter : OpKind::all_reduce;
+    for (; next_bucket_ < buckets_.size() && (layer == kLayerNone || buckets_[next_bucket_].ready_layer == layer);
+         ++next_bucket_) {
+      const auto& b = buckets_[next_bucket_];
+      e_.layer = b.ready_layer;
       std::vector<uint32_t> deps{e_.last_compute()};
       if (!e_.deferred.empty()) deps.push_back(e_.deferred.back());
-      const OpKind kind = zero == 0 || layers_done ? OpKind::all_reduce : OpKind::reduce_scatter;
-      // Named after the parameter block ("qkv", "layer", "experts", "embedding").
-      const double bytes = block.params * bytes_of(c_.w.training.gradient_reduce());
-      const uint32_t id = e_.async(kind, Stream::data, group, bytes, block.name, deps);
-      if (id != kNoOp) {
-        role_.ops[id].expert_params = block.expert;
-        synced_.push_back(id);
-      }
+      const uint32_t id = e_.async(kind, Stream::data, b.expert ? c_.dp_expert : c_.dp_dense, b.bytes, b.name, deps);
+      if (id == kNoOp) continue;
+      role_.ops[id].expert_params = b.expert;
+      synced_.push_back(id);
+      // DeepSpeed without overlap_comm reduces on the current (compute) stream (stage_1_and_2.py
+      // reduce_ipg_grads: reduction_stream only if overlap_comm), so the backward waits for it.
+      if (zero == 2 && !c_.w.opt.overlap_gradient_sync) e_.wait(id);
     }
+    e_.phase = phase;
+    e_.layer = current;
   }
+
+  // Host work of the pipeline engine per instruction it interprets (DeepSpeed's _exec_schedule runs
+  // each of ForwardPass, BackwardPass, Send/RecvActivation, Send/RecvGrad in Python; schedule.py).
+  uint32_t engine_instruction(const char* name) {
+    if (p_ == 1) return kNoOp;
+    return e_.host_work(name, c_.w.framework.micro_batch_overhead, Stream::compute, {e_.last_compute()});
+  }
+  bool synchronous_p2p() const { return c_.w.framework.synchronous_p2p || c_.w.framework.broadcast_p2p; }
 
   void optimizer_step() {
     double shard = 0;  // parameters this rank updates
@@ -252,6 +328,9 @@ class StageLowering {
   int64_t p_ = 1, v_ = 1;
   int32_t per_chunk_ = 1;
   std::vector<uint32_t> synced_;
+  std::vector<detail::GradientBucket> buckets_;
+  size_t next_bucket_ = 0;
+  bool reducing_ = false;
 };
 
 MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const Role& role, int32_t first_layer,
@@ -266,6 +345,18 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
   auto shard = [&](double p, double g, bool sharded) { return sharded ? p / g : p; };
   m.weights = half * (shard(dense, gd, zero >= 3) + shard(expert, ge, zero >= 3));
   m.gradients = half * (shard(dense, gd, zero >= 2) + shard(expert, ge, zero >= 2));
+  if (zero == 2) {
+    // ZeRO-2 keeps its gradient shards plus the bucket of full gradients being filled and reduced
+    // (DeepSpeed stage_1_and_2.py: the IPG buffer of reduce_bucket_size elements, v0.16.3); without a
+    // bucket size, the largest parameter block's.
+    double largest = 0;
+    for (int32_t l = first_layer; l < last_layer_exclusive; ++l)
+      for (const auto& b : layers.layer_params(l)) largest = std::max(largest, b.params);
+    if (role.stage == 0 || role.stage == stages - 1)
+      largest = std::max(largest, layers.embedding_params() + (role.stage == 0 ? layers.position_params() : 0));
+    const double bucket = c.w.framework.gradient_bucket_bytes;
+    m.gradients += bucket > 0 ? std::min(bucket, half * (dense + expert)) : half * largest;
+  }
   const double opt = rest * (shard(dense, gd, zero >= 1) + shard(expert, ge, zero >= 1));
   if (t.offload_optimizer) {
     m.host_optimizer = opt;

@@ -1,5 +1,7 @@
 #include "workloads/program_size.hpp"
 
+#include "workloads/arithmetic.hpp"
+
 namespace paratwin::workloads {
 
 namespace {
@@ -48,6 +50,15 @@ ProgramSize estimate_program_size(const Workload& w) {
   const double chunks = static_cast<double>(pp.stages) * static_cast<double>(pp.chunks);
   ProgramSize s;
   s.ops = m * (k.layer_pass * layers + k.chunk_pass * chunks) + kOpsPerLayer * layers + kOpsPerChunk * chunks;
+  // The pipeline engine's host work: an op per instruction (forward, backward, a send and a recv each).
+  if (w.framework.micro_batch_overhead > 0 && pp.stages > 1) s.ops += 4 * m * chunks;
+  // Gradient buckets: at most one per bucket of the whole model's gradients (fp32 at most) beyond the
+  // per-block collectives counted above, in every micro-batch under ZeRO-2.
+  if (w.framework.gradient_bucket_bytes > 0) {
+    const double buckets = 4.0 * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
+    s.bucket_ops = (w.parallel.zero_stage == 2 ? m : 1) * buckets;
+    s.ops += s.bucket_ops;
+  }
   s.bytes = s.ops * kBytesPerOp;
   return s;
 }

@@ -7,8 +7,9 @@
 namespace paratwin::workloads {
 
 struct ProgramSize {
-  double ops = 0;    // every role's
-  double bytes = 0;  // peak memory of lowering: the ops, their dependencies and the checks over them
+  double ops = 0;         // every role's
+  double bytes = 0;       // peak memory of lowering: the ops, their dependencies and the checks over them
+  double bucket_ops = 0;  // of `ops`: the gradient buckets' collectives (framework.gradient_bucket_bytes)
 };
 
 // Not below the ops lower() emits (tested on the shipped examples and variants of their options, and

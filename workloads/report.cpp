@@ -30,6 +30,7 @@ std::string bytes_text(double b) {
 ProgramSummary summarize(const Program& p) {
   ProgramSummary s;
   s.workload = p.workload_name;
+  s.stack = stack_label(p.framework);
   s.description = p.workload_description;
   s.ranks = p.grid.size();
   s.axes = p.grid.axes();
@@ -121,6 +122,7 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
   std::ostringstream o;
   o << "workload " << s.workload << ": " << s.ranks << " ranks, grid";
   for (const auto& a : s.axes) o << ' ' << a.name << '=' << a.size;
+  o << ", " << s.stack;
   o << "\n  " << human(s.parameters, "") << " parameters, " << s.micro_batches << " micro-batches, "
     << s.tokens_per_iteration << " tokens per iteration\n";
   o << "  model FLOPs per iteration " << human(s.model_flops, "FLOP") << " (no recomputation), hardware FLOPs "

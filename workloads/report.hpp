@@ -36,6 +36,7 @@ struct RoleSummary {
 
 struct ProgramSummary {
   std::string workload;
+  std::string stack;  // workloads::stack_label of the program's framework
   std::string description;
   int64_t ranks = 0;
   std::vector<Axis> axes;

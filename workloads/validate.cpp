@@ -7,6 +7,7 @@
 #include "workloads/error.hpp"
 #include "workloads/grid.hpp"
 #include "workloads/program_size.hpp"
+#include "workloads/stack_features.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::workloads {
@@ -183,6 +184,13 @@ std::string gigabytes(double bytes) {
 void validate_program_size(const Workload& w) {
   const ProgramSize size = estimate_program_size(w);
   if (size.ops <= kMaxProgramOps) return;
+  if (size.bucket_ops > size.ops / 2) {
+    std::ostringstream s;
+    s << std::setprecision(3) << "= " << w.framework.gradient_bucket_bytes << " bytes makes about " << std::fixed
+      << std::setprecision(0) << size.bucket_ops << " gradient-bucket collectives per iteration, a Program of about "
+      << size.ops << " ops, more than the limit of " << kMaxProgramOps << "; use larger buckets";
+    throw WorkloadError("framework.gradient_bucket_bytes", s.str());
+  }
   const int64_t m = w.micro_batches();
   const bool by_layers = w.model.layers >= m;
   std::ostringstream s;
@@ -231,6 +239,7 @@ void validate(const Workload& w) {
   validate_moe(w);
   validate_pipeline(w);
   validate_optimizations(w);
+  require_stack_features(w);
   validate_program_size(w);
   const Grid grid = make_grid(w);
   PlacementMap check(grid, w.placement.order, w.placement.devices_per_node, w.placement.tile);

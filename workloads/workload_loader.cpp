@@ -6,6 +6,7 @@
 
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
+#include "workloads/default_stack.hpp"
 #include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
@@ -204,8 +205,14 @@ Workload parse_workload(const nlohmann::json& doc, const std::string& source) {
     w.parallel = read_parallel(top.object("parallelism"));
     w.opt = read_optimizations(top.object("optimizations"));
     w.placement = read_placement(top.object("placement"));
+    const bool named = top.has("framework");
     w.framework = read_framework(top.object("framework"));
     top.finish();
+    if (!named) {
+      const DefaultStack d = default_stack(w);
+      w.framework = builtin_framework(d.profile);
+      w.framework.chosen_because = d.reason;
+    }
     validate(w);
     return w;
   } catch (const InputError& e) {

@@ -1,8 +1,8 @@
 #pragma once
 // The step plans of each collective algorithm, one file each (ring.cpp: rings and NCCL's pipelined
 // chains; recursive.cpp: halving and doubling; double_tree.hpp/.cpp: NCCL's double binary tree;
-// hierarchical.cpp: PCCL's two levels; binomial.cpp; pairwise.cpp) and what they share (common.cpp).
-// sim::plan (sim/collectives.cpp) picks one by algorithm and kind; default_algorithm is the per-library
+// hierarchical.cpp: PCCL's two levels; pat.cpp: NCCL's PAT; binomial.cpp; pairwise.cpp) and what they share
+// (common.cpp). sim::plan (sim/collectives.cpp) picks one by algorithm and kind; default_algorithm is the per-library
 // selector.
 #include <cstdint>
 #include <vector>
@@ -38,6 +38,8 @@ std::vector<Step> recursive(workloads::OpKind kind, int32_t p, int32_t me, doubl
 // PCCL's two-level all-gather, reduce-scatter and all-reduce (hierarchical.cpp).
 std::vector<Step> hierarchical(workloads::OpKind kind, const GroupLayout& layout, int32_t me, double bytes,
                                Fidelity fidelity);
+// NCCL's PAT all-gather and reduce-scatter: log2 p steps of doubling distance (pat.cpp).
+std::vector<Step> pat(workloads::OpKind kind, int32_t p, int32_t me, double bytes);
 // Binomial-tree broadcast and reduce (binomial.cpp).
 std::vector<Step> binomial(int32_t p, int32_t me, int32_t root, double bytes, bool reduce);
 // Pairwise all-to-all (pairwise.cpp).

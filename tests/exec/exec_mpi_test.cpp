@@ -188,6 +188,29 @@ TEST(Executor, OverlappedCommunicationIntersectsCompute) {
   EXPECT_GT(total, 0) << "no collective ran while a GEMM ran";
 }
 
+// The modelled stack's host work (Op::host_seconds: pipeline-engine instructions) is not a kernel: the
+// executor ends it as it starts. A second per instruction would make the iteration last 32 s.
+TEST(Executor, SkipsTheStacksHostWork) {
+  if (world_size() != 2) GTEST_SKIP() << "the pipeline example has 2 ranks";
+  auto w = pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-pp-1f1b.json");
+  w.framework.micro_batch_overhead = 1.0;
+  const auto program = pw::lower(w);
+  const auto& role = program.roles[static_cast<size_t>(program.role_of(world_rank()))];
+  int host = 0;
+  for (const auto& op : role.ops) host += op.host_seconds > 0 ? 1 : 0;
+  ASSERT_GT(host, 0);
+  const auto result = run_cpu(program, 0);
+  ASSERT_EQ(result.iterations.size(), 1u);
+  EXPECT_LT(result.iterations[0], 0.5 * host);
+  EXPECT_EQ(result.events.size(), role.ops.size());  // every op ran, the host work included
+  // No backend ran the host work: it ended as it started.
+  for (const auto& e : result.events) {
+    if (role.ops[e.op].host_seconds > 0) {
+      EXPECT_EQ(e.start, e.end) << role.ops[e.op].name;
+    }
+  }
+}
+
 // Verify mode passes on every scaled-down workload it covers, and fails when the Program is wrong.
 TEST(Verify, DistributedLayersEqualTheSingleRankReference) {
   int covered = 0;

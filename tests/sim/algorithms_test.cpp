@@ -308,3 +308,34 @@ TEST(Algorithms, CounterRotatingRingsRunEachRingBothWays) {
   pair.counter_rotating = true;
   EXPECT_EQ(ps::ring_orders(pair).size(), 1u);
 }
+
+// NCCL's PAT (src/include/collectives.h, v2.23+): ceil(log2 p) steps of doubling distance, any p, moving
+// what a ring moves ((p - 1)/p of the buffer per member); the reduce-scatter reduces all it receives and
+// runs the distances falling.
+TEST(Algorithms, PatMovesTheRingVolumeInLogStepsForAnyGroup) {
+  const double n = 64e6;
+  for (int32_t p : {2, 5, 8, 12, 1024}) {
+    const auto layout = ps::GroupLayout::flat(p);
+    int log2p = 0;
+    while ((1 << log2p) < p) ++log2p;
+    const auto ag = check_plan(OpKind::all_gather, ps::Algorithm::pat, layout, n);
+    EXPECT_EQ(ag.steps, static_cast<size_t>(log2p)) << p;
+    EXPECT_NEAR(ag.sent, (p - 1.0) / p * n, 1e-6 * n) << p;
+    EXPECT_NEAR(ag.received, (p - 1.0) / p * n, 1e-6 * n) << p;
+    EXPECT_EQ(ag.reduced, 0);
+    const auto rs = check_plan(OpKind::reduce_scatter, ps::Algorithm::pat, layout, n);
+    EXPECT_EQ(rs.steps, static_cast<size_t>(log2p)) << p;
+    EXPECT_NEAR(rs.sent, (p - 1.0) / p * n, 1e-6 * n) << p;
+    EXPECT_NEAR(rs.reduced, (p - 1.0) / p * n, 1e-6 * n) << p;
+  }
+  // Step 0 of the all-gather: one chunk to the previous rank; the reduce-scatter's last step mirrors it.
+  const auto ag = ps::plan(OpKind::all_gather, ps::Algorithm::pat, 8, 3, n, -1, ps::Fidelity::fast);
+  ASSERT_EQ(ag.size(), 3u);
+  EXPECT_EQ(ag[0].sends[0].peer, 2);
+  EXPECT_EQ(ag[2].sends[0].peer, 7);
+  EXPECT_DOUBLE_EQ(ag[2].sends[0].bytes, 4 * n / 8);
+  const auto rs = ps::plan(OpKind::reduce_scatter, ps::Algorithm::pat, 8, 3, n, -1, ps::Fidelity::fast);
+  EXPECT_EQ(rs[2].sends[0].peer, 4);
+  EXPECT_FALSE(ps::supports(ps::Algorithm::pat, OpKind::all_reduce));
+  EXPECT_EQ(ps::parse_algorithm("pat"), ps::Algorithm::pat);
+}

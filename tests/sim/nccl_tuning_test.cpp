@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <utility>
 
 #include "sim/collectives.hpp"
 #include "topology/machine.hpp"
@@ -122,4 +123,65 @@ TEST(NcclTuning, PlansCarryTheProtocolsLatencyAndBytes) {
   EXPECT_FALSE(mpich.nccl.has_value());
   const auto steps = mpich.plan(pw::OpKind::all_gather, ps::Algorithm::ring, layout, 5, bytes, -1, ps::Fidelity::exact);
   EXPECT_LT(steps.front().library_step, 0);
+}
+
+// PAT (NVIDIA/nccl v2.23.4-1 src/graph/tuning.cc, ncclPatEnable and the PAT latency): all-gather and
+// reduce-scatter only, Simple only, only for a communicator of one rank per node, only from v2.23.
+TEST(NcclTuning, PatOnlyFromVersion223ForOneRankPerNode) {
+  auto hw = perlmutter_like();
+  for (const char* version : {"2.15", "2.22"}) {
+    hw.version = version;
+    EXPECT_FALSE(ps::nccl_pat_enabled(hw, pw::OpKind::all_gather, 256, 256)) << version;
+    EXPECT_EQ(ps::nccl_collective_algorithm(hw, pw::OpKind::all_gather, 256, 256, 16 << 20), ps::NcclAlgorithm::ring);
+    EXPECT_THROW(ps::nccl_choice(hw, pw::OpKind::all_gather, ps::NcclAlgorithm::pat, 256, 256, 1e6),
+                 std::invalid_argument);
+  }
+  for (const char* version : {"2.23", "2.27"}) {
+    hw.version = version;
+    EXPECT_TRUE(ps::nccl_pat_enabled(hw, pw::OpKind::all_gather, 256, 256)) << version;
+    EXPECT_TRUE(ps::nccl_pat_enabled(hw, pw::OpKind::reduce_scatter, 2, 2)) << version;
+    // Two ranks per node: nNodes != nRanks. All-reduce: no PAT in NCCL.
+    EXPECT_FALSE(ps::nccl_pat_enabled(hw, pw::OpKind::all_gather, 512, 256)) << version;
+    EXPECT_FALSE(ps::nccl_pat_enabled(hw, pw::OpKind::all_reduce, 256, 256)) << version;
+    // 16 MiB over 256 nodes: PAT's 8 + 8 x 14 / 3.5 + 2.8 x 256 = 756.8 us of latency beats the ring's
+    // best (LL: 6.6 + 255 x 5.0 us, the network tree row at one rank per node, at 19 GB/s).
+    EXPECT_EQ(ps::nccl_collective_algorithm(hw, pw::OpKind::all_gather, 256, 256, 16 << 20), ps::NcclAlgorithm::pat)
+        << version;
+    EXPECT_EQ(ps::nccl_collective_algorithm(hw, pw::OpKind::reduce_scatter, 256, 256, 16 << 20), ps::NcclAlgorithm::pat)
+        << version;
+    EXPECT_EQ(ps::nccl_collective_algorithm(hw, pw::OpKind::all_gather, 512, 256, 16 << 20), ps::NcclAlgorithm::ring)
+        << version;
+    // 4 GiB over 16 nodes: bandwidth-bound, and PAT has only 0.85 (0.75) of the bus: the ring.
+    EXPECT_EQ(ps::nccl_collective_algorithm(hw, pw::OpKind::all_gather, 16, 16, 4.0 * (1 << 30)),
+              ps::NcclAlgorithm::ring)
+        << version;
+  }
+}
+
+TEST(NcclTuning, PatLatencyIsLogarithmicInNodesPlusALinearPart) {
+  auto hw = perlmutter_like();
+  for (const auto& [version, share] : {std::pair{"2.23", 0.85}, std::pair{"2.27", 0.75}}) {
+    hw.version = version;
+    const double bytes = 16 << 20;
+    const auto c = ps::nccl_choice(hw, pw::OpKind::all_gather, ps::NcclAlgorithm::pat, 256, 256, bytes);
+    EXPECT_EQ(c.protocol, ps::NcclProtocol::simple);
+    EXPECT_NEAR(c.latency, (8 + 8 * 14 / 3.5 + 2.8 * 256) * 1e-6, 1e-12) << version;
+    EXPECT_DOUBLE_EQ(c.bandwidth_share, share);
+    EXPECT_NEAR(c.estimate, c.latency + bytes / (100e9 * share), 1e-12) << version;
+  }
+}
+
+TEST(NcclTuning, Version223PricesAOneRankPerNodeRingAtTheTreesNetworkRow) {
+  // v2.23+: "with ppn=1 latencies are fully exposed, use the Tree network latency": Simple 14 us, LL 5.0.
+  auto hw = perlmutter_like();
+  hw.version = "2.23";
+  const auto simple = ps::nccl_choice(hw, pw::OpKind::all_gather, ps::NcclAlgorithm::ring, 8, 8, 1 << 30);
+  EXPECT_EQ(simple.protocol, ps::NcclProtocol::simple);
+  EXPECT_NEAR(simple.latency, (8.4 + 7 * 14.0) * 1e-6, 1e-12);
+  const auto ll = ps::nccl_choice(hw, pw::OpKind::all_gather, ps::NcclAlgorithm::ring, 64, 64, 4096);
+  EXPECT_EQ(ll.protocol, ps::NcclProtocol::ll);
+  EXPECT_NEAR(ll.latency, (6.6 + 63 * 5.0) * 1e-6, 1e-12);
+  // Two ranks per node: the ring's own network row (LL 2.7 us) and the host's posting cost inside nodes.
+  const auto two = ps::nccl_choice(hw, pw::OpKind::all_gather, ps::NcclAlgorithm::ring, 128, 64, 4096);
+  EXPECT_NEAR(two.latency, (6.6 + 64 * 2.0 + 63 * 2.7) * 1e-6, 1e-12);
 }

@@ -94,3 +94,42 @@ TEST(Topology, DeviceLinksCarryTheLibraryShare) {
   const auto machine = paratwin::topology::resolve_machine("selene");
   EXPECT_DOUBLE_EQ(machine.profile.device_link_efficiency, 0.8);
 }
+
+// By op class: the attention core's kernels ("attn.*") take the stack's attention efficiency, other
+// GEMMs its GEMM efficiency, element-wise kernels theirs.
+TEST(CostModel, KernelEfficiencyByOpClass) {
+  const auto machine = paratwin::topology::resolve_machine("selene");
+  pw::Framework f;
+  f.kernel_efficiency = 0.8;
+  f.attention_efficiency = 0.5;
+  f.elementwise_efficiency = 0.4;
+  f.optimizer_efficiency = 0.9;
+  const ps::CostModel full(machine), stack(machine, f);
+  pw::Op gemm;
+  gemm.kind = pw::OpKind::gemm;
+  gemm.dtype = pw::Dtype::fp16;
+  gemm.gemm = {4096, 4096, 4096, 1, false, false};
+  gemm.flops = 2.0 * 4096 * 4096 * 4096;
+  gemm.name = "fc1";
+  pw::Op score = gemm;
+  score.name = "attn.score";
+  pw::Op softmax;
+  softmax.kind = pw::OpKind::elementwise;
+  softmax.bytes = 3e9;
+  softmax.name = "ln1";
+  pw::Op adam = softmax;
+  adam.kind = pw::OpKind::optimizer;
+  adam.name = "adam";
+  const double launch = machine.profile.launch_overhead;
+  auto stretch = [&](const pw::Op& op) {
+    return (stack.compute_seconds(op) - launch) / (full.compute_seconds(op) - launch);
+  };
+  EXPECT_NEAR(stretch(gemm), 1 / 0.8, 1e-9);
+  EXPECT_NEAR(stretch(score), 1 / 0.5, 1e-9);
+  EXPECT_NEAR(stretch(softmax), 1 / 0.4, 1e-9);
+  EXPECT_NEAR(stretch(adam), 1 / 0.9, 1e-9);
+  // Host work of the stack takes its own seconds, not a kernel's.
+  pw::Op hook = softmax;
+  hook.host_seconds = 2e-4;
+  EXPECT_EQ(stack.compute_seconds(hook), 2e-4);
+}

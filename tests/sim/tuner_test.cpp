@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
 
@@ -135,5 +138,27 @@ TEST(Tuner, PcclLeavesTheAllReduceToTheVendorLibrary) {
         EXPECT_EQ(pccl.choose(OpKind::reduce_scatter, layout, bytes), ps::Algorithm::hierarchical);
       }
     EXPECT_EQ(pccl.choose(OpKind::all_reduce, nodes_of(64, 1), 16e6), ps::Algorithm::tree) << machine;
+  }
+}
+
+// NCCL v2.23+ runs PAT for an all-gather or reduce-scatter over one rank per node when its cost model
+// says so (small buffers over many nodes); older releases and groups of several ranks per node run rings.
+TEST(Tuner, PatForOneRankPerNodeFromNccl223) {
+  for (const char* version : {"2.15", "2.22", "2.23", "2.27"}) {
+    auto machine = pt::resolve_machine("perlmutter");
+    machine.profile.nccl->tuning = version;
+    const pt::Topology topology(machine.slice(256));
+    ps::Tuner tuner(topology, "nccl");
+    const bool pat = std::string(version) >= "2.23";
+    const auto wide = nodes_of(256, 1);
+    const auto expected = pat ? ps::Algorithm::pat : ps::Algorithm::ring;
+    EXPECT_EQ(tuner.choose(OpKind::all_gather, wide, 16 << 20), expected) << version;
+    EXPECT_EQ(tuner.choose(OpKind::reduce_scatter, wide, 16 << 20), expected) << version;
+    EXPECT_EQ(tuner.choose(OpKind::all_gather, nodes_of(128, 2), 16 << 20), ps::Algorithm::ring) << version;
+    EXPECT_EQ(tuner.choose(OpKind::all_gather, nodes_of(16, 1), 4.0 * (1 << 30)), ps::Algorithm::ring) << version;
+    EXPECT_EQ(std::isfinite(tuner.estimate(OpKind::all_gather, ps::Algorithm::pat, wide, 16 << 20)), pat) << version;
+    // PCCL runs its own all-gather whatever NCCL would.
+    ps::Tuner pccl(topology, "pccl");
+    EXPECT_EQ(pccl.choose(OpKind::all_gather, wide, 16 << 20), ps::Algorithm::hierarchical) << version;
   }
 }

@@ -1,0 +1,115 @@
+// Gradient reduction and the pipeline engine in time (issue 34), in the SimGrid engine and the
+// analytical model: with overlap_gradient_sync the data-parallel all-reduce of a many-layer model is
+// mostly hidden behind the last micro-batch's backward and the iteration is shorter; a synchronous
+// pipeline engine is slower, and its per-instruction host work adds about its count times its cost.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/analytical_model.hpp"
+#include "sim/engine.hpp"
+#include "tests/topology/simgrid_child.hpp"
+#include "topology/topology.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+namespace ps = paratwin::sim;
+namespace pt = paratwin::topology;
+
+namespace {
+
+// Iteration time, and the data-parallel all-reduce's time and exposed part per rank.
+struct Timing {
+  double iteration = 0, total = 0, exposed = 0;
+};
+
+Timing simulated(const pw::Workload& w) {
+  const auto program = pw::lower(w);
+  const auto out = paratwin::test::run_simulation([&] {
+    const pt::Topology topology(pt::resolve_machine("perlmutter").slice(1));
+    const auto r = ps::simulate(program, topology, {});
+    double total = 0, exposed = 0;
+    for (const auto& c : r.collectives)
+      if (c.kind == pw::OpKind::all_reduce && c.group == program.grid.mask("data")) {
+        total += c.seconds;
+        exposed += c.exposed;
+      }
+    return std::vector<double>{r.iteration_time, total, exposed};
+  });
+  if (out.size() != 3) return {-1, -1, -1};
+  return {out[0], out[1], out[2]};
+}
+
+Timing analytical(const pw::Workload& w) {
+  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(1));
+  const auto e = ps::estimate(w, topology);
+  Timing t{e.iteration, 0, 0};
+  for (const auto& c : e.collectives)
+    if (c.kind == pw::OpKind::all_reduce && c.group == "data") {
+      t.total += c.seconds;
+      t.exposed += c.exposed;
+    }
+  return t;
+}
+
+// 8 layers on the 4 GPUs of a Perlmutter node, pure data parallelism, 4 micro-batches per replica.
+pw::Workload data_parallel(bool overlap) {
+  nlohmann::json j = {{"name", "dp-overlap"},
+                      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 2048}, {"vocab", 8192}}},
+                      {"training", {{"global_batch", 32}, {"micro_batch", 2}, {"checkpointing", "none"}}},
+                      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}}},
+                      {"optimizations", {{"overlap_gradient_sync", overlap}}},
+                      {"framework", {{"profile", "generic"}, {"gradient_bucket_bytes", 25e6}}}};
+  return pw::parse_workload(j, "");
+}
+
+// Two pipeline stages on two GPUs, 8 micro-batches, with the given engine.
+pw::Workload pipeline(const nlohmann::json& engine) {
+  nlohmann::json j = {{"name", "pipe-engine"},
+                      {"model", {{"layers", 8}, {"hidden", 1024}, {"heads", 16}, {"seq_len", 1024}, {"vocab", 8192}}},
+                      {"training", {{"global_batch", 8}, {"micro_batch", 1}, {"checkpointing", "none"}}},
+                      {"parallelism", {{"pipeline", {{"stages", 2}, {"schedule", "1f1b"}}}}},
+                      {"framework", {{"profile", "generic"}, {"pipeline", engine}}}};
+  return pw::parse_workload(j, "");
+}
+
+}  // namespace
+
+TEST(GradientSyncTime, OverlapHidesMostOfTheBucketedAllReduce) {
+  for (const bool simgrid : {false, true}) {
+    const auto time = [&](bool overlap) {
+      return simgrid ? simulated(data_parallel(overlap)) : analytical(data_parallel(overlap));
+    };
+    const Timing off = time(false), on = time(true);
+    std::printf(
+        "%s: without overlap %.4g s (all-reduce %.4g s, exposed %.4g s); with %.4g s (%.4g s, exposed %.4g s)\n",
+        simgrid ? "simgrid" : "analytical", off.iteration, off.total, off.exposed, on.iteration, on.total, on.exposed);
+    ASSERT_GT(off.total, 0);
+    // Without overlap every bucket waits for the end of backward: the optimizer waits for all of it.
+    EXPECT_GT(off.exposed, 0.95 * off.total);
+    // With it only the buckets of the last layers' backward (and the input embedding's) stay exposed.
+    EXPECT_LT(on.exposed, 0.35 * on.total);
+    EXPECT_LT(on.iteration, off.iteration - 0.5 * off.exposed);
+  }
+}
+
+TEST(PipelineEngineTime, SynchronousSendsAndHostWorkSlowThePipeline) {
+  const double o = 2e-3;  // host seconds per engine instruction
+  for (const bool simgrid : {false, true}) {
+    const auto time = [&](const nlohmann::json& engine) {
+      return simgrid ? simulated(pipeline(engine)).iteration : analytical(pipeline(engine)).iteration;
+    };
+    const double base = time(nlohmann::json::object());
+    const double sync = time({{"synchronous_p2p", true}});
+    const double host = time({{"micro_batch_overhead_s", o}});
+    std::printf("%s: engine async %.6g s, synchronous %.6g s, with host work %.6g s\n",
+                simgrid ? "simgrid" : "analytical", base, sync, host);
+    EXPECT_GT(sync, base * (1 + 1e-6));
+    // Each stage interprets 4 instructions per micro-batch (forward, backward, a send, a recv), 32 in
+    // all, serially on its compute stream: they add at least that much, and the fill and drain of the
+    // pipeline at most one micro-batch's more per stage.
+    EXPECT_GE(host - base, 32 * o * (1 - 1e-6));
+    EXPECT_LE(host - base, (32 + 8) * o);
+  }
+}
