@@ -18,10 +18,11 @@ using nlohmann::json;
 namespace {
 
 json data_parallel(int64_t zero) {
-  return json::parse(R"({"name": "dp", "model": {"layers": 4, "hidden": 256, "heads": 4, "seq_len": 128, "vocab": 1024},
+  json j = json::parse(R"({"name": "dp", "model": {"layers": 4, "hidden": 256, "heads": 4, "seq_len": 128, "vocab": 1024},
     "training": {"global_batch": 16, "micro_batch": 2},
-    "parallelism": {"data": {"size": 4}}})")
-      .merge_patch(json{{"parallelism", {{"data", {{"size", 4}, {"zero", zero}}}}}});
+    "parallelism": {"data": {"size": 4}}})");
+  j.merge_patch(json{{"parallelism", {{"data", {{"size", 4}, {"zero", zero}}}}}});  // merge_patch returns void
+  return j;
 }
 
 json megatron(const std::string& profile) {
