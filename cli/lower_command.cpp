@@ -1,5 +1,6 @@
 // `paratwin lower`: lower a workload to its Program and report, per rank role, op counts, FLOPs,
-// collective bytes per kind and axis, and memory per rank.
+// collective bytes per kind and axis, memory per rank, and every all-gather / reduce-scatter of the
+// data-parallel stack (ZeRO / FSDP) with its size (every collective with --collectives).
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -8,6 +9,7 @@
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "topology/machine.hpp"
+#include "workloads/collective_listing.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
@@ -26,6 +28,7 @@ struct LowerArgs {
   double device_memory_gib = 0;
   bool ops = false;
   bool schedule = false;
+  bool collectives = false;
   std::string machine;
   int64_t nodes = 0;
 };
@@ -73,6 +76,9 @@ Action add_lower_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_flag("--ops", args->ops, "print the op list of the role (of --rank, or of stage 0)");
   cmd->add_flag("--schedule", args->schedule, "print each stage's pipeline schedule (F/B order)");
+  cmd->add_flag("--collectives", args->collectives,
+                "list every collective of each role per iteration (by default: the all-gathers and reduce-scatters of "
+                "sharded weights and gradients: ZeRO, FSDP, AxoNN z)");
   return [args]() -> int {
     if (!args->json.empty()) check_output_file(args->json, "--json");
     RunFiles()
@@ -109,10 +115,16 @@ Action add_lower_command(CLI::App& app) {
       role = program.role_of(args->rank);
     }
     const auto summary = workloads::summarize(program);
-    if (!args->json.empty()) write_file_atomically(args->json, workloads::to_json(summary, memory).dump(2) + "\n");
+    if (!args->json.empty()) {
+      auto j = workloads::to_json(summary, memory);
+      j[args->collectives ? "collectives" : "data_parallel_gathers"] =
+          workloads::collective_listing_json(program, args->collectives);
+      write_file_atomically(args->json, j.dump(2) + "\n");
+    }
     if (args->workload.empty())
       std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
     std::cout << workloads::format_text(summary, memory, role);
+    std::cout << workloads::format_collective_listing(program, role, args->collectives);
     if (args->rank >= 0) {
       const auto placement = program.placement();
       const auto slot = placement.slot_of(args->rank);

@@ -53,9 +53,9 @@ std::vector<Configuration> configurations(const workloads::Workload& base, Famil
                                           const Vary& vary = {});
 
 // Whether variant `a` is taken to be no slower than `b` of the same configuration: the same sequence
-// parallelism, no more recomputation, both ZeRO 0 or both in 1-3 with a stage no higher (2 runs the
-// steps of 1 and only saves memory; 3 adds weight gathers), and without a pipeline a micro-batch no
-// smaller.
+// parallelism, no more recomputation, both ZeRO 0, both 3, or both in 1-2 with a stage no higher (2
+// runs the steps of 1 and only saves memory; 3 adds weight gathers but overlaps its gradient
+// reduce-scatters with the backward pass), and without a pipeline a micro-batch no smaller.
 bool no_slower(const Configuration& c, const Knobs& a, const Knobs& b);
 // Whether variant `a` is taken to need no more memory than `b`: at least as much recomputation, a ZeRO
 // stage and sequence parallelism at least as high, a micro-batch no larger.

@@ -141,10 +141,19 @@ void attention_core_backward(Emitter& e, int64_t rows, int64_t heads, int64_t d,
   e.gemm("attn.score.wgrad", seq, d, rows, heads, true, false);
 }
 
-void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, bool overlap) {
-  auto issue = [&](int32_t l, int32_t b, std::vector<uint32_t> deps) {
+void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, int ahead) {
+  auto issue = [&](int32_t l, int32_t b) {
     const GatherSpec g = gather_spec(l, b);
+    std::vector<uint32_t> deps{e.last_compute()};
+    if (gather_host_.seconds > 0 || gather_host_.synchronize) {
+      // The call leaves the host after the stack's host work; a synchronising stack's host first
+      // waits for everything queued on the device, so that work sits on the compute stream.
+      const Stream s = gather_host_.synchronize ? Stream::compute : Stream::shard;
+      const uint32_t host = e.host_work("zero3.gather.host", gather_host_.seconds, s, deps);
+      if (host != kNoOp) deps = {host};
+    }
     const uint32_t id = e.async(OpKind::all_gather, Stream::shard, g.group, g.bytes, g.name, std::move(deps));
+    if (id != kNoOp) e.role().ops[id].layer = l;  // the layer it gathers, issued ahead or not
     prefetched_.push_back({{l, b}, id});
     return id;
   };
@@ -153,21 +162,26 @@ void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, boo
       if (key.first == l && key.second == b) return &id;
     return nullptr;
   };
-  if (!overlap) {
-    std::vector<uint32_t> deps{e.last_compute()};
-    e.wait(issue(layer, block, deps));
+  // The call after (l, b) in this pass: blocks in forward order, reversed in a backward pass.
+  const int32_t dir = e.phase == Phase::backward ? -1 : 1;
+  auto next = [&](int32_t& l, int32_t& b) {
+    b += dir;
+    while (b < 0 || b >= gather_blocks(l)) {  // into the next layer of the pass with a gather
+      l += pass_step_;
+      if (pass_step_ > 0 ? l > pass_to_ : l < pass_to_) return false;
+      b = dir > 0 ? 0 : gather_blocks(l) - 1;
+    }
+    return true;
+  };
+  if (ahead <= 0) {
+    e.wait(issue(layer, block));
     return;
   }
   const uint32_t* mine = find(layer, block);
-  const uint32_t id = mine ? *mine : issue(layer, block, {e.last_compute()});
-  // Prefetch the next block of this pass while this one computes.
-  int32_t next_layer = layer, next_block = block + 1;
-  if (next_block >= gather_blocks(layer)) {
-    next_layer = layer + pass_step_;
-    next_block = 0;
-  }
-  const bool in_pass = pass_step_ > 0 ? next_layer <= pass_to_ : next_layer >= pass_to_;
-  if (in_pass && !find(next_layer, next_block)) issue(next_layer, next_block, {e.last_compute()});
+  const uint32_t id = mine ? *mine : issue(layer, block);
+  int32_t l = layer, b = block;
+  for (int k = 0; k < ahead && next(l, b); ++k)
+    if (!find(l, b)) issue(l, b);
   e.wait(id);
 }
 

@@ -88,7 +88,7 @@ class MechanismReader {
         m.gather_unit = v.choice(k, {"layer", "submodule"}) == "layer" ? GatherUnit::layer : GatherUnit::submodule;
       });
       field(s, "prefetch", "sharding.prefetch", [&](JsonReader& v, const std::string& k) {
-        m.prefetch = static_cast<int>(v.integer(k, std::nullopt, 0, 64));
+        m.prefetch = static_cast<int>(v.integer(k, std::nullopt, -1, 64));
       });
       field(s, "reshard_after_forward", "sharding.reshard_after_forward",
             [&](JsonReader& v, const std::string& k) { m.reshard_after_forward = v.boolean(k); });
@@ -98,6 +98,10 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { m.call_overhead = v.number(k, std::nullopt, 0, 1); });
       field(s, "shard_group", "sharding.shard_group",
             [&](JsonReader& v, const std::string& k) { m.shard_group = v.integer(k, std::nullopt, 0, 1 << 22); });
+      field(s, "persistence_threshold", "sharding.persistence_threshold",
+            [&](JsonReader& v, const std::string& k) { m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15); });
+      field(s, "synchronize_per_gather", "sharding.synchronize_per_gather",
+            [&](JsonReader& v, const std::string& k) { m.synchronize_per_gather = v.boolean(k); });
       s.finish();
     }
     if (r.has("pipeline")) {
@@ -225,7 +229,9 @@ nlohmann::json to_json(const Framework& f) {
             {"reshard_after_forward", f.sharding.reshard_after_forward},
             {"regather_after_recompute", f.sharding.regather_after_recompute},
             {"call_overhead_s", f.sharding.call_overhead},
-            {"shard_group", f.sharding.shard_group}}},
+            {"shard_group", f.sharding.shard_group},
+            {"persistence_threshold", f.sharding.persistence_threshold},
+            {"synchronize_per_gather", f.sharding.synchronize_per_gather}}},
           {"pipeline",
            {{"broadcast_p2p", f.broadcast_p2p},
             {"micro_batch_overhead_s", f.micro_batch_overhead},

@@ -24,9 +24,11 @@ const char* to_string(GatherUnit u);
 // What a stack does for ZeRO-3 / FSDP (parallel.zero_stage = 3).
 struct ShardingMechanism {
   GatherUnit gather_unit = GatherUnit::layer;
-  // Gathers issued ahead of the one the computation waits for (FSDP1's backward prefetch and
-  // limit_all_gathers, FSDP2's implicit prefetch, DeepSpeed's prefetch bucket). 0: none.
-  int prefetch = 1;
+  // Gather calls issued ahead of the one the computation waits for (FSDP1's backward prefetch and
+  // limit_all_gathers, FSDP2's implicit prefetch, DeepSpeed's prefetch bucket). 0: each gather
+  // blocks the computation that needs it. -1: the workload's optimizations.overlap_all_gather
+  // decides (one ahead with it, none without: the lowering of seed 002 §5.1.4).
+  int prefetch = -1;
   // Whether the gathered weights are freed after a unit's forward (and gathered again for backward).
   bool reshard_after_forward = true;
   // Under full recomputation the recomputed forward gathers the unit's weights (its pre-forward hook
@@ -40,6 +42,16 @@ struct ShardingMechanism {
   // Ranks a parameter is sharded over; the data-parallel ranks beyond form replicas that all-reduce
   // the reduced shards (FSDP HYBRID_SHARD, ZeRO++ hpZ). 0: the whole data-parallel group.
   int64_t shard_group = 0;
+  // Parameters with fewer elements (per tensor-parallel rank) stay whole on every rank and are never
+  // gathered (DeepSpeed stage3_param_persistence_threshold, 1e5 by default: deepspeed/runtime/zero/
+  // constants.py @ v0.3.16, config.py @ v0.16.3). 0: every parameter is sharded (FSDP).
+  double persistence_threshold = 0;
+  // One gather call per parameter, each after a host-device synchronisation: DeepSpeed <= v0.5
+  // (partition_parameters.py _allgather_param calls torch.cuda.synchronize() before each parameter's
+  // all_gather, v0.3.16 to v0.5.10), so a gather waits for the computation queued before it and the
+  // computation waits for the gather; reduce-scatters are one call per parameter too
+  // (_reduce_scatter_gradients @ v0.3.16).
+  bool synchronize_per_gather = false;
 };
 
 // Where each value of a profile came from: (key, source) pairs, for reports and `validate`.

@@ -364,8 +364,8 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
   } else {
     m.optimizer = opt;
   }
-  // Gathered weights: one layer (two with prefetching), or every layer of the stage when the
-  // gathers are cached from the forward pass to the backward pass.
+  // Gathered weights: the unit computing and those gathered ahead of it, or every layer of the stage
+  // when the gathers are kept from the forward pass to the backward pass.
   double largest = 0, all = 0;
   for (int64_t chunk = 0; chunk < chunks; ++chunk)
     for (int64_t i = 0; i < layers_per_chunk; ++i) {
@@ -373,7 +373,8 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
       largest = std::max(largest, layers.gathered_weight_bytes(l));
       all += layers.gathered_weight_bytes(l);
     }
-  m.gathered_weights = layers.keeps_gathered_weights() ? all : largest * (c.w.opt.overlap_all_gather ? 2.0 : 1.0);
+  m.gathered_weights =
+      layers.keeps_gathered_weights() ? all : layers.live_gathered_weight_bytes(largest, c.w.opt.overlap_all_gather);
   // Activations: the peak of the stash over the op list, plus one layer's working set.
   double live = 0, peak = 0, working = 0, comm = 0;
   for (const auto& op : role.ops) {

@@ -162,7 +162,7 @@ class AxonnLowering final : public LayerLowering {
   AxisMask in_axis(const Fc& fc) const { return fc.transposed ? c_.x : c_.y; }
 
   void fc_forward(Emitter& e, int32_t layer, int32_t block, bool gather) {
-    if (gather && gz_ > 1) gather_weights(e, layer, block, c_.w.opt.overlap_all_gather);
+    if (gather && gz_ > 1) gather_weights(e, layer, block, c_.w.opt.overlap_all_gather ? 1 : 0);
     fc_compute_forward(e, fcs_[block]);
   }
 

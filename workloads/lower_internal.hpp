@@ -80,11 +80,19 @@ class LayerLowering {
  public:
   virtual ~LayerLowering() = default;
   // Called before the layers from..to (inclusive, either direction) of one model chunk run one
-  // pass of one micro-batch: weight prefetches reach no further than this range.
+  // pass of one micro-batch: weight prefetches reach no further than this range. A call for the
+  // next layer of the same pass (the backward driver calls it per layer) keeps what was prefetched:
+  // a gather issued ahead is not issued again.
   void begin_pass(int32_t from, int32_t to) {
+    // (The last layer of a backward pass comes as from == to: its direction is the pass's.)
+    const bool continues =
+        to == pass_to_ && from == pass_from_ + pass_step_ && (from == to || (to > from) == (pass_step_ > 0));
+    pass_from_ = from;
     pass_to_ = to;
-    pass_step_ = to >= from ? 1 : -1;
-    prefetched_.clear();
+    if (!continues) {
+      pass_step_ = to >= from ? 1 : -1;
+      prefetched_.clear();
+    }
   }
   virtual void forward(Emitter& e, int32_t layer) = 0;  // e.phase: forward or recompute
   virtual void backward(Emitter& e, int32_t layer) = 0;
@@ -108,11 +116,15 @@ class LayerLowering {
   // Whether gathered weights stay allocated from forward to backward for every layer (otherwise one
   // layer's, two with prefetching, are live at a time).
   virtual bool keeps_gathered_weights() const { return false; }
+  // Bytes of gathered weights live at once when they are not kept, given the largest layer's: the
+  // unit computing and the gathers issued ahead of it.
+  virtual double live_gathered_weight_bytes(double largest_layer, bool overlap_all_gather) const {
+    return largest_layer * (overlap_all_gather ? 2.0 : 1.0);
+  }
 
  protected:
-  // Weight all-gathers (axonn z, ZeRO-3): with OAG the gather of the next weight block is issued
-  // before the current block computes (one block of look-ahead, seed 002 §5.1.4); without it each
-  // gather blocks the computation that needs it. Blocks are numbered within a layer.
+  // Weight all-gathers (axonn z, ZeRO-3), one call per (layer, block); blocks are numbered within a
+  // layer in forward order, and a backward pass visits them in reverse.
   struct GatherSpec {
     AxisMask group;
     double bytes;
@@ -120,10 +132,21 @@ class LayerLowering {
   };
   virtual GatherSpec gather_spec(int32_t layer, int32_t block) const = 0;
   virtual int32_t gather_blocks(int32_t layer) const = 0;
-  // Makes the gathered weights of (layer, block) available to the next computation.
-  void gather_weights(Emitter& e, int32_t layer, int32_t block, bool overlap);
+  // Host work before each gather call reaches the library (a stack's hooks: ShardingMechanism::
+  // call_overhead), and whether the host first waits for the device (DeepSpeed <= v0.5's
+  // torch.cuda.synchronize() per parameter): then the host work sits on the compute stream.
+  struct GatherHost {
+    double seconds = 0;
+    bool synchronize = false;
+  };
+  GatherHost gather_host_;
+  // Makes the gathered weights of (layer, block) available to the next computation. The gathers of
+  // the next `ahead` calls of this pass are issued too, before the computation of this block (with
+  // OAG one ahead, seed 002 §5.1.4; a stack's prefetch depth, ShardingMechanism::prefetch); with 0
+  // each gather blocks the computation that needs it.
+  void gather_weights(Emitter& e, int32_t layer, int32_t block, int ahead);
 
-  int32_t pass_to_ = 0, pass_step_ = 1;
+  int32_t pass_from_ = 0, pass_to_ = 0, pass_step_ = 1;
   std::vector<std::pair<std::pair<int32_t, int32_t>, uint32_t>> prefetched_;
 };
 

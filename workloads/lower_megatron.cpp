@@ -1,6 +1,10 @@
 // Transformer layers without tensor parallelism, with Megatron 1-D tensor parallelism (seed 003 §2.3:
 // the f/g all-reduces, or all-gather/reduce-scatter with sequence parallelism), and TED's MoE layers
-// (seed 002 ch. 7: expert all-to-alls, DTD, CAC). ZeRO-3 gathers and scatters whole layers.
+// (seed 002 ch. 7: expert all-to-alls, DTD, CAC). ZeRO-3 / FSDP gathers weights and scatters
+// gradients as the workload's stack does (workloads/framework.hpp ShardingMechanism): per layer (an
+// FSDP unit) or per leaf module (DeepSpeed's submodule hooks), with its prefetch depth, resharding,
+// persistent small parameters and gradient buckets.
+#include <algorithm>
 #include <cmath>
 
 #include "workloads/lower_internal.hpp"
@@ -21,7 +25,8 @@ class MegatronLowering final : public LayerLowering {
         T_(c.w.training.micro_batch * c.w.model.seq_len),
         t_(c.size(c.tensor)),
         sp_(c.w.parallel.sequence_parallel),
-        zero3_(c.w.parallel.zero_stage == 3) {
+        zero3_(c.w.parallel.zero_stage == 3),
+        sharding_(c.w.framework.sharding) {
     const auto& moe = c.w.model.moe;
     if (moe.enabled()) {
       experts_local_ = moe.experts / c.size(c.expert);
@@ -33,30 +38,55 @@ class MegatronLowering final : public LayerLowering {
       computed_ = moe.capacity_factor > 0 ? dispatched_ : std::ceil(moe.imbalance * k * T);
       per_expert_ = static_cast<int64_t>(std::ceil(computed_ / static_cast<double>(experts_local_)));
     }
+    ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
+    gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather};
+    per_chunk_ = static_cast<int32_t>(c.w.model.layers / (c.w.parallel.pipeline.stages * c.w.parallel.pipeline.chunks));
+    if (zero3_) {
+      dense_calls_ = make_calls(false);
+      if (moe.enabled()) moe_calls_ = make_calls(true);
+    }
   }
 
   void forward(Emitter& e, int32_t layer) override {
     const bool comm = !(e.phase == Phase::recompute && c_.w.opt.comm_aware_checkpointing);
-    if (zero3_ && !(e.phase == Phase::recompute && c_.w.opt.cache_all_gather))
-      gather_weights(e, layer, 0, c_.w.opt.overlap_all_gather);
-    attention_forward(e, comm);
+    // The recompute pass re-runs the forward hooks, which gather again unless the forward's gathered
+    // weights were kept (cached, or a stack that does not reshard after forward).
+    gathering_ =
+        zero3_ && !(e.phase == Phase::recompute && (c_.w.opt.cache_all_gather || !sharding_.reshard_after_forward));
+    fetch(e, layer, Sub::layer);
+    attention_forward(e, layer, comm);
     if (c_.w.model.is_moe_layer(layer))
-      moe_forward(e, comm);
+      moe_forward(e, layer, comm);
     else
-      mlp_forward(e, comm);
+      mlp_forward(e, layer, comm);
   }
 
   void backward(Emitter& e, int32_t layer) override {
-    // ZeRO-3 without checkpointing (or with gathers cached) keeps no gathered copy past forward's
-    // layer: the backward gathers again unless the recompute pass just did.
-    const bool regather = zero3_ && c_.w.training.checkpointing != Checkpointing::full;
-    if (regather) gather_weights(e, layer, 0, c_.w.opt.overlap_all_gather);
+    // Without full checkpointing a resharding stack gathers again for backward; under it the
+    // recompute pass just gathered, and the stack either keeps that copy for the backward (FSDP's unit
+    // stays unsharded, DeepSpeed's reuse distance) or gathers once more (regather_after_recompute).
+    const bool full = c_.w.training.checkpointing == Checkpointing::full;
+    gathering_ = zero3_ && sharding_.reshard_after_forward &&
+                 (!full || (sharding_.regather_after_recompute && !c_.w.opt.cache_all_gather));
+    // Under full checkpointing the next layer's recompute comes between two backward layers: no
+    // backward gather is prefetched across it.
+    if (full) begin_pass(layer, layer);
+    fetch(e, layer, Sub::layer);
     if (c_.w.model.is_moe_layer(layer))
-      moe_backward(e);
+      moe_backward(e, layer);
     else
-      mlp_backward(e);
-    attention_backward(e);
-    if (zero3_) scatter_gradients(e, layer);
+      mlp_backward(e, layer);
+    attention_backward(e, layer);
+    if (zero3_) {
+      if (sharding_.gather_unit == GatherUnit::layer) {
+        scatter_gradients(e, layer);
+      } else if (layer % per_chunk_ == 0) {
+        // The end of this chunk's backward pass: what is left in the buckets (DeepSpeed's
+        // epilogue, stage3.py independent_gradient_partition_epilogue).
+        flush_bucket(e, false);
+        flush_bucket(e, true);
+      }
+    }
   }
 
   void recompute_attention(Emitter& e, int32_t layer) override {
@@ -107,7 +137,24 @@ class MegatronLowering final : public LayerLowering {
   }
 
   double logits_bytes() const override { return 4.0 * static_cast<double>(T_ * (V_ / t_)); }
-  bool keeps_gathered_weights() const override { return zero3_ && c_.w.opt.cache_all_gather; }
+  bool keeps_gathered_weights() const override {
+    return zero3_ && (c_.w.opt.cache_all_gather || !sharding_.reshard_after_forward);
+  }
+  double live_gathered_weight_bytes(double largest_layer, bool overlap_all_gather) const override {
+    (void)overlap_all_gather;
+    if (sharding_.gather_unit == GatherUnit::layer) return largest_layer * (1.0 + ahead_);
+    // The unit computing and the `ahead_` calls after it: the largest such window of calls.
+    double most = 0;
+    for (const auto* calls : {&dense_calls_, &moe_calls_}) {
+      const size_t n = calls->size();
+      for (size_t i = 0; i < n; ++i) {
+        double sum = 0;
+        for (size_t k = 0; k <= static_cast<size_t>(ahead_); ++k) sum += (*calls)[(i + k) % n].elements * c_.e;
+        most = std::max(most, sum);
+      }
+    }
+    return most;
+  }
 
   double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(t_); }
   double position_params() const override { return static_cast<double>(S_ * h_); }
@@ -115,7 +162,7 @@ class MegatronLowering final : public LayerLowering {
   double gathered_weight_bytes(int32_t layer) const override {
     if (!zero3_) return 0;
     double p = 0;
-    for (const auto& b : layer_params(layer)) p += b.params;
+    for (const auto& call : calls_of(layer)) p += call.elements;
     return p * c_.e;
   }
 
@@ -132,15 +179,167 @@ class MegatronLowering final : public LayerLowering {
 
  protected:
   GatherSpec gather_spec(int32_t layer, int32_t block) const override {
-    (void)block;
-    return {c_.dp_dense, gathered_weight_bytes(layer), "zero3.all_gather"};
+    const Call& call = calls_of(layer)[static_cast<size_t>(block)];
+    return {call.expert ? c_.dp_expert : c_.dp_dense, call.elements * c_.e, call.gather_name};
   }
-  int32_t gather_blocks(int32_t layer) const override {
-    (void)layer;
-    return 1;
-  }
+  int32_t gather_blocks(int32_t layer) const override { return static_cast<int32_t>(calls_of(layer).size()); }
 
  private:
+  // The modules of a layer that own parameters, in forward order; `layer` stands for the whole
+  // layer as one unit (FSDP's flat parameter of a transformer block).
+  enum class Sub : uint8_t { layer, ln1, qkv, proj, ln2, fc1, fc2, router, experts };
+  struct Param {
+    Sub sub;
+    double elements;  // per rank (tensor-parallel shard)
+    bool expert;
+  };
+  // One gather call: a unit's parameters (or one parameter, for a stack that gathers each alone).
+  struct Call {
+    Sub sub;
+    double elements;
+    bool expert;
+    const char* gather_name;
+    const char* scatter_name;
+  };
+
+  static const char* gather_name(Sub s) {
+    static const char* const names[] = {"zero3.all_gather",      "zero3.ln1.all_gather",    "zero3.qkv.all_gather",
+                                        "zero3.proj.all_gather", "zero3.ln2.all_gather",    "zero3.fc1.all_gather",
+                                        "zero3.fc2.all_gather",  "zero3.router.all_gather", "zero3.experts.all_gather"};
+    return names[static_cast<size_t>(s)];
+  }
+  static const char* scatter_name(Sub s) {
+    static const char* const names[] = {
+        "zero3.reduce_scatter",      "zero3.ln1.reduce_scatter",    "zero3.qkv.reduce_scatter",
+        "zero3.proj.reduce_scatter", "zero3.ln2.reduce_scatter",    "zero3.fc1.reduce_scatter",
+        "zero3.fc2.reduce_scatter",  "zero3.router.reduce_scatter", "zero3.experts.reduce_scatter"};
+    return names[static_cast<size_t>(s)];
+  }
+
+  // Every parameter tensor of a layer on one rank, in forward order; they sum to layer_params().
+  std::vector<Param> params(bool moe) const {
+    const double h = static_cast<double>(h_), f = static_cast<double>(f_), t = static_cast<double>(t_);
+    std::vector<Param> out{
+        {Sub::ln1, h, false},         {Sub::ln1, h, false},          {Sub::qkv, 3 * h * h / t, false},
+        {Sub::qkv, 3 * h / t, false}, {Sub::proj, h * h / t, false}, {Sub::proj, h, false},
+        {Sub::ln2, h, false},         {Sub::ln2, h, false}};
+    if (!moe) {
+      out.insert(
+          out.end(),
+          {{Sub::fc1, h * f / t, false}, {Sub::fc1, f / t, false}, {Sub::fc2, f * h / t, false}, {Sub::fc2, h, false}});
+      return out;
+    }
+    out.push_back({Sub::router, h * static_cast<double>(c_.w.model.moe.experts), false});
+    for (int64_t x = 0; x < experts_local_; ++x)
+      out.insert(out.end(), {{Sub::experts, h * f / t, true},
+                             {Sub::experts, f / t, true},
+                             {Sub::experts, f * h / t, true},
+                             {Sub::experts, h, true}});
+    return out;
+  }
+
+  // The gather calls of a layer: one for the whole layer (today's lowering, all of it over the dense
+  // data-parallel group), or one per leaf module with parameters to gather, or one per parameter.
+  // Parameters under the persistence threshold stay whole on every rank and are not gathered.
+  std::vector<Call> make_calls(bool moe) const {
+    const double threshold = sharding_.persistence_threshold;
+    std::vector<Call> out;
+    if (sharding_.gather_unit == GatherUnit::layer) {
+      double elements = 0;
+      for (const auto& b : layer_params(moe ? moe_layer_index() : dense_layer_index())) elements += b.params;
+      for (const auto& p : params(moe))
+        if (p.elements < threshold) elements -= p.elements;
+      if (elements > 0) out.push_back({Sub::layer, elements, false, gather_name(Sub::layer), scatter_name(Sub::layer)});
+      return out;
+    }
+    for (const auto& p : params(moe)) {
+      if (p.elements < threshold) continue;
+      if (!sharding_.synchronize_per_gather && !out.empty() && out.back().sub == p.sub)
+        out.back().elements += p.elements;
+      else
+        out.push_back({p.sub, p.elements, p.expert, gather_name(p.sub), scatter_name(p.sub)});
+    }
+    return out;
+  }
+  int32_t dense_layer_index() const {
+    for (int32_t l = 0; l < static_cast<int32_t>(c_.w.model.layers); ++l)
+      if (!c_.w.model.is_moe_layer(l)) return l;
+    return 0;
+  }
+  int32_t moe_layer_index() const {
+    for (int32_t l = 0; l < static_cast<int32_t>(c_.w.model.layers); ++l)
+      if (c_.w.model.is_moe_layer(l)) return l;
+    return 0;
+  }
+  const std::vector<Call>& calls_of(int32_t layer) const {
+    return c_.w.model.is_moe_layer(layer) ? moe_calls_ : dense_calls_;
+  }
+
+  // Gathers the weights of module `sub` of `layer` before it computes, in a pass that gathers.
+  void fetch(Emitter& e, int32_t layer, Sub sub) {
+    if (!gathering_) return;
+    const auto& calls = calls_of(layer);
+    const bool backward = e.phase == Phase::backward;
+    const int32_t n = static_cast<int32_t>(calls.size());
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t b = backward ? n - 1 - k : k;  // a backward pass meets a module's parameters in reverse
+      if (calls[static_cast<size_t>(b)].sub == sub) gather_weights(e, layer, b, ahead_);
+    }
+  }
+
+  // A reduce-scatter of `bytes` of gradients after the stack's host work for the call.
+  void reduce_scatter(Emitter& e, AxisMask group, double bytes, const char* name) {
+    std::vector<uint32_t> deps{e.last_compute()};
+    const uint32_t host = e.host_work("zero3.scatter.host", sharding_.call_overhead, Stream::shard, deps);
+    if (host != kNoOp) deps = {host};
+    const uint32_t id = e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps);
+    if (id == kNoOp) return;
+    if (c_.w.opt.overlap_reduce_scatter)
+      e.deferred.push_back(id);
+    else
+      e.wait(id);
+  }
+
+  // The gradients of module `sub` are final: reduce-scatter them per module, or add them to the
+  // stack's bucket (DeepSpeed's reduce_bucket_size: a bucket is reduced when the next gradient would
+  // overflow it, stage3.py reduce_independent_p_g_buckets_and_remove_grads), per leaf-module stacks.
+  void gradients_ready(Emitter& e, int32_t layer, Sub sub) {
+    if (!zero3_ || sharding_.gather_unit == GatherUnit::layer) return;
+    const bool moe = c_.w.model.is_moe_layer(layer);
+    const double bucket = c_.w.framework.gradient_bucket_bytes;
+    auto ps = params(moe);
+    for (auto it = ps.rbegin(); it != ps.rend(); ++it) {  // backward order
+      if (it->sub != sub) continue;
+      auto& b = it->expert ? expert_bucket_ : dense_bucket_;
+      if (bucket > 0 && !b.empty() && (bucket_elements(b) + it->elements) * c_.e > bucket) flush_bucket(e, it->expert);
+      b.push_back(*it);
+    }
+    if (bucket <= 0) {
+      flush_bucket(e, false);
+      flush_bucket(e, true);
+    }
+  }
+  static double bucket_elements(const std::vector<Param>& b) {
+    double n = 0;
+    for (const auto& p : b) n += p.elements;
+    return n;
+  }
+  // One reduce-scatter of the bucket (or one per parameter, for a stack that calls per parameter).
+  void flush_bucket(Emitter& e, bool expert) {
+    auto& b = expert ? expert_bucket_ : dense_bucket_;
+    if (b.empty()) return;
+    const AxisMask group = expert ? c_.dp_expert : c_.dp_dense;
+    const bool bucketed = c_.w.framework.gradient_bucket_bytes > 0;
+    if (sharding_.synchronize_per_gather) {
+      for (const auto& p : b) reduce_scatter(e, group, p.elements * c_.e, scatter_name(p.sub));
+    } else {
+      const bool one_module = std::all_of(b.begin(), b.end(), [&](const Param& p) { return p.sub == b.front().sub; });
+      reduce_scatter(e, group, bucket_elements(b) * c_.e,
+                     bucketed || !one_module ? "zero3.bucket.reduce_scatter" : scatter_name(b.front().sub));
+    }
+    b.clear();
+  }
+
   // Bytes of one micro-batch's whole activation (s·b·h values): what every tensor-parallel collective
   // of a block moves.
   double activation_bytes() const { return static_cast<double>(T_ * h_) * c_.e; }
@@ -181,56 +380,74 @@ class MegatronLowering final : public LayerLowering {
     return kNoOp;
   }
 
-  void attention_forward(Emitter& e, bool comm) {
+  void attention_forward(Emitter& e, int32_t layer, bool comm) {
+    fetch(e, layer, Sub::ln1);
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
     sequence_gather(e, comm, "ln1.all_gather");
+    fetch(e, layer, Sub::qkv);
     e.gemm("qkv", T_, 3 * h_ / t_, h_);
     attention_core(e, T_, a_ / t_, h_ / a_, S_);
+    fetch(e, layer, Sub::proj);
     e.gemm("proj", T_, h_, h_ / t_);
     output_reduce(e, comm, "proj.all_reduce", "proj.reduce_scatter");
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
   }
 
-  void attention_backward(Emitter& e) {
+  void attention_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
     sequence_gather(e, true, "proj.bwd.all_gather");
+    fetch(e, layer, Sub::proj);
     e.gemm("proj.dgrad", T_, h_ / t_, h_);
     e.gemm("proj.wgrad", h_ / t_, h_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::proj);
     attention_core_backward(e, T_, a_ / t_, h_ / a_, S_);
     const uint32_t ag = input_regather(e, "ln1.bwd.all_gather");
+    fetch(e, layer, Sub::qkv);
     e.gemm("qkv.dgrad", T_, h_, 3 * h_ / t_);
     const uint32_t ar = input_grad_reduce(e, "attention.dgrad.all_reduce", "attention.dgrad.reduce_scatter");
     e.wait(ag);
     e.gemm("qkv.wgrad", h_, 3 * h_ / t_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::qkv);
     e.wait(ar);
+    fetch(e, layer, Sub::ln1);
     e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
+    gradients_ready(e, layer, Sub::ln1);
   }
 
-  void mlp_forward(Emitter& e, bool comm) {
+  void mlp_forward(Emitter& e, int32_t layer, bool comm) {
+    fetch(e, layer, Sub::ln2);
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
     sequence_gather(e, comm, "ln2.all_gather");
+    fetch(e, layer, Sub::fc1);
     e.gemm("fc1", T_, f_ / t_, h_);
     const double act = static_cast<double>(T_ * (f_ / t_));
     e.elementwise("gelu", 2 * act * c_.e, 8 * act);
+    fetch(e, layer, Sub::fc2);
     e.gemm("fc2", T_, h_, f_ / t_);
     output_reduce(e, comm, "fc2.all_reduce", "fc2.reduce_scatter");
     e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
   }
 
-  void mlp_backward(Emitter& e) {
+  void mlp_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual2.bwd", 3 * rows() * c_.e, 2 * rows());
     sequence_gather(e, true, "fc2.bwd.all_gather");
+    fetch(e, layer, Sub::fc2);
     e.gemm("fc2.dgrad", T_, f_ / t_, h_);
     e.gemm("fc2.wgrad", f_ / t_, h_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::fc2);
     const double act = static_cast<double>(T_ * (f_ / t_));
     e.elementwise("gelu.bwd", 3 * act * c_.e, 10 * act);
     const uint32_t ag = input_regather(e, "ln2.bwd.all_gather");
+    fetch(e, layer, Sub::fc1);
     e.gemm("fc1.dgrad", T_, h_, f_ / t_);
     const uint32_t ar = input_grad_reduce(e, "mlp.dgrad.all_reduce", "mlp.dgrad.reduce_scatter");
     e.wait(ag);
     e.gemm("fc1.wgrad", h_, f_ / t_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::fc1);
     e.wait(ar);
+    fetch(e, layer, Sub::ln2);
     e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
+    gradients_ready(e, layer, Sub::ln2);
   }
 
   // One expert all-to-all. DTD (seed 002 §7.3.1) first drops the copies of tokens that the tensor
@@ -243,12 +460,15 @@ class MegatronLowering final : public LayerLowering {
     if (dtd) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, bytes, ag_name);
   }
 
-  void moe_forward(Emitter& e, bool comm) {
+  void moe_forward(Emitter& e, int32_t layer, bool comm) {
+    fetch(e, layer, Sub::ln2);
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
     const int64_t E = c_.w.model.moe.experts;
+    fetch(e, layer, Sub::router);
     e.gemm("router", T_, E, h_);
     e.elementwise("router.topk", 2.0 * T_ * E * 4.0, 5.0 * T_ * E);
     expert_exchange(e, comm, "dispatch.all_to_all", "dispatch.all_gather");
+    fetch(e, layer, Sub::experts);
     e.gemm("expert.fc1", per_expert_, f_ / t_, h_, experts_local_);
     const double act = static_cast<double>(per_expert_ * experts_local_ * (f_ / t_));
     e.elementwise("expert.gelu", 2 * act * c_.e, 8 * act);
@@ -262,11 +482,12 @@ class MegatronLowering final : public LayerLowering {
     e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
   }
 
-  void moe_backward(Emitter& e) {
+  void moe_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual2.bwd", 3 * rows() * c_.e, 2 * rows());
     e.elementwise("combine.bwd", (dispatched_ + 2.0 * static_cast<double>(T_)) * static_cast<double>(h_) * c_.e,
                   2 * dispatched_ * static_cast<double>(h_));
     expert_exchange(e, true, "combine.bwd.all_to_all", "combine.bwd.all_gather");
+    fetch(e, layer, Sub::experts);
     e.gemm("expert.fc2.dgrad", per_expert_, f_ / t_, h_, experts_local_);
     e.gemm("expert.fc2.wgrad", f_ / t_, h_, per_expert_, experts_local_, true, false);
     const double act = static_cast<double>(per_expert_ * experts_local_ * (f_ / t_));
@@ -274,19 +495,26 @@ class MegatronLowering final : public LayerLowering {
     e.gemm("expert.fc1.dgrad", per_expert_, h_, f_ / t_, experts_local_);
     const uint32_t ar = input_grad_reduce(e, "experts.dgrad.all_reduce", "experts.dgrad.reduce_scatter");
     e.gemm("expert.fc1.wgrad", h_, f_ / t_, per_expert_, experts_local_, true, false);
+    gradients_ready(e, layer, Sub::experts);
     e.wait(ar);
     expert_exchange(e, true, "dispatch.bwd.all_to_all", "dispatch.bwd.all_gather");
     const int64_t E = c_.w.model.moe.experts;
+    fetch(e, layer, Sub::router);
     e.gemm("router.dgrad", T_, h_, E);
     e.gemm("router.wgrad", h_, E, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::router);
+    fetch(e, layer, Sub::ln2);
     e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
+    gradients_ready(e, layer, Sub::ln2);
   }
 
   void scatter_gradients(Emitter& e, int32_t layer) {
     for (const auto& block : layer_params(layer)) {
       const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
       const double bytes = block.params * c_.e;
-      if (c_.w.opt.overlap_reduce_scatter) {
+      if (sharding_.call_overhead > 0) {
+        reduce_scatter(e, group, bytes, "zero3.reduce_scatter");
+      } else if (c_.w.opt.overlap_reduce_scatter) {
         const uint32_t id =
             e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter", {e.last_compute()});
         if (id != kNoOp) e.deferred.push_back(id);
@@ -299,6 +527,12 @@ class MegatronLowering final : public LayerLowering {
   const Ctx& c_;
   int64_t h_, f_, a_, S_, V_, T_, t_;
   bool sp_, zero3_;
+  ShardingMechanism sharding_;
+  int ahead_ = 0;           // gather calls issued ahead of the one a computation waits for
+  int32_t per_chunk_ = 1;   // layers per model chunk: a backward pass ends at a multiple of it
+  bool gathering_ = false;  // whether the pass being lowered gathers weights
+  std::vector<Call> dense_calls_, moe_calls_;
+  std::vector<Param> dense_bucket_, expert_bucket_;
   int64_t experts_local_ = 0, per_expert_ = 0;
   double dispatched_ = 0, computed_ = 0;
 };

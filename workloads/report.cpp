@@ -21,11 +21,11 @@ std::string human(double v, const char* unit, double base = 1000.0) {
   return buf;
 }
 
+}  // namespace
+
 std::string bytes_text(double b) {
   return human(b, b >= 1024 ? "iB" : "B", 1024.0);
 }
-
-}  // namespace
 
 ProgramSummary summarize(const Program& p) {
   ProgramSummary s;

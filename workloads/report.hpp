@@ -49,6 +49,8 @@ struct ProgramSummary {
 };
 
 ProgramSummary summarize(const Program& p);
+// Bytes with a binary prefix and three significant digits: "1.5 GiB".
+std::string bytes_text(double bytes);
 nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_memory_bytes);
 // `only_role`: print just that role (the role of the rank asked for), or all when negative.
 std::string format_text(const ProgramSummary& s, std::optional<double> device_memory_bytes, int64_t only_role = -1);

@@ -124,19 +124,19 @@ TEST(StackFeatures, AWorkloadCannotClaimWhatItsStackLacks) {
 }
 
 TEST(DefaultStack, AWorkloadNamingNoneGetsTheCurrentStackOfItsConfiguration) {
-  const auto tp = paratwin::test::workload(megatron(""));
+  const auto tp = pw::parse_workload(megatron(""), "");
   EXPECT_EQ(tp.framework.profile, "megatron-core");
   EXPECT_FALSE(tp.framework.chosen_because.empty());
   EXPECT_NE(pw::stack_label(tp.framework).find("chosen for tensor or pipeline parallelism"), std::string::npos);
-  EXPECT_EQ(paratwin::test::workload(data_parallel(3)).framework.profile, "fsdp2");
-  EXPECT_EQ(paratwin::test::workload(data_parallel(2)).framework.profile, "deepspeed");
-  EXPECT_EQ(paratwin::test::workload(data_parallel(0)).framework.profile, "megatron-core");
+  EXPECT_EQ(pw::parse_workload(data_parallel(3), "").framework.profile, "fsdp2");
+  EXPECT_EQ(pw::parse_workload(data_parallel(2), "").framework.profile, "deepspeed");
+  EXPECT_EQ(pw::parse_workload(data_parallel(0), "").framework.profile, "megatron-core");
   // FSDP2 has no MoE layers: a ZeRO-3 MoE goes to DeepSpeed.
   json moe = data_parallel(3);
   moe["model"]["moe"] = {{"experts", 4}};
-  EXPECT_EQ(paratwin::test::workload(moe).framework.profile, "deepspeed");
+  EXPECT_EQ(pw::parse_workload(moe, "").framework.profile, "deepspeed");
   // Named: kept, and said so without a reason.
-  const auto named = paratwin::test::workload(megatron("generic"));
+  const auto named = pw::parse_workload(megatron("generic"), "");
   EXPECT_EQ(named.framework.profile, "generic");
   EXPECT_EQ(pw::stack_label(named.framework), "framework generic");
 }

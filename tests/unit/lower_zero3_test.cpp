@@ -1,0 +1,231 @@
+// ZeRO-3 / FSDP as the stacks run it (workloads/framework.hpp ShardingMechanism, facts read from the
+// stacks' code): gathers and reduce-scatters per iteration equal the stack's mechanism, prefetch
+// depth N issues gathers N units ahead, persistent small parameters are never gathered, and the
+// defaults keep the generic lowering (one layer per gather, one ahead with OAG).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/unit/test_util.hpp"
+#include "workloads/collective_listing.hpp"
+#include "workloads/lower.hpp"
+
+namespace pw = paratwin::workloads;
+using paratwin::test::count_where;
+using paratwin::test::ops_where;
+
+namespace {
+
+constexpr int kLayers = 4, kMicroBatches = 8;
+
+// 4 layers, h = 512 (every weight matrix above DeepSpeed's 1e5-element persistence threshold, every
+// bias and layer norm below it), 4 data-parallel ranks with ZeRO-3, 8 micro-batches.
+nlohmann::json zero3(const std::string& checkpointing, const nlohmann::json& sharding) {
+  auto j = paratwin::test::base_gpt();
+  j["model"]["hidden"] = 512;
+  j["training"]["global_batch"] = kMicroBatches * 4;
+  j["training"]["checkpointing"] = checkpointing;
+  j["parallelism"] = {{"data", {{"size", 4}, {"zero", 3}}}};
+  j["framework"] = {{"profile", "generic"}, {"sharding", sharding}};
+  return j;
+}
+
+pw::Program lower(const nlohmann::json& j) {
+  return pw::lower(paratwin::test::workload(j));
+}
+
+bool layer_gather(const pw::Op& op) {
+  return op.kind == pw::OpKind::all_gather && op.stream == pw::Stream::shard && op.layer >= 0;
+}
+bool layer_scatter(const pw::Op& op) {
+  return op.kind == pw::OpKind::reduce_scatter && op.stream == pw::Stream::shard && op.layer >= 0;
+}
+
+// Gathers of one layer in one micro-batch, by phase.
+std::map<pw::Phase, int> gathers_of(const pw::Role& r, int layer, int mb) {
+  std::map<pw::Phase, int> out;
+  for (const auto& op : r.ops)
+    if (layer_gather(op) && op.layer == layer && op.micro_batch == mb) ++out[op.phase];
+  return out;
+}
+
+}  // namespace
+
+// FSDP (torch/distributed/fsdp FULL_SHARD, one flat parameter per transformer block): one all-gather
+// per unit before its forward and one before its backward, and one reduce-scatter per unit after its
+// backward, in every micro-batch. Under full recomputation the recompute's gather serves the backward
+// (the unit stays unsharded through it), unless the stack re-gathers (regather_after_recompute).
+TEST(LowerZero3, FsdpLayerUnitGathersTwicePerLayerPerMicroBatch) {
+  const nlohmann::json fsdp = {{"gather_unit", "layer"}, {"prefetch", 1}};
+  for (const std::string ckpt : {"none", "full"}) {
+    const auto p = lower(zero3(ckpt, fsdp));
+    const auto& r = p.roles[0];
+    EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2) << ckpt;
+    EXPECT_EQ(count_where(r, layer_scatter), kLayers * kMicroBatches) << ckpt;
+    const auto phases = gathers_of(r, 2, 3);
+    EXPECT_EQ(phases.at(pw::Phase::forward), 1);
+    EXPECT_EQ(phases.at(ckpt == "full" ? pw::Phase::recompute : pw::Phase::backward), 1);
+    // One gather moves the whole layer: 12h² + 13h parameters in bf16.
+    const double h = 512;
+    for (const auto& op : ops_where(r, layer_gather)) EXPECT_DOUBLE_EQ(op.bytes, 2 * (12 * h * h + 13 * h));
+  }
+  auto regather = fsdp;
+  regather["regather_after_recompute"] = true;
+  const auto p = lower(zero3("full", regather));
+  EXPECT_EQ(count_where(p.roles[0], layer_gather), kLayers * kMicroBatches * 3);
+  const auto phases = gathers_of(p.roles[0], 2, 3);
+  EXPECT_EQ(phases.at(pw::Phase::backward), 1);
+  // SHARD_GRAD_OP-like: no reshard after forward, so only the forward gathers; every layer's
+  // gathered weights stay allocated until its backward.
+  const auto keep = lower(zero3("full", {{"gather_unit", "layer"}, {"reshard_after_forward", false}}));
+  EXPECT_EQ(count_where(keep.roles[0], layer_gather), kLayers * kMicroBatches);
+  EXPECT_DOUBLE_EQ(keep.roles[0].memory.gathered_weights, kLayers * 2 * (12 * 512.0 * 512 + 13 * 512));
+}
+
+// DeepSpeed ZeRO-3 (stage3.py pre-forward/pre-backward hooks on every module, fetching the module's
+// own parameters; stage3_param_persistence_threshold 1e5 keeps biases and layer norms whole): four
+// gathers per layer per pass, QKV, attention projection, FC1, FC2, each of its weight alone.
+TEST(LowerZero3, DeepSpeedSubmodulesGatherFourWeightsPerLayerPerPass) {
+  const nlohmann::json ds = {{"gather_unit", "submodule"}, {"prefetch", 1}, {"persistence_threshold", 1e5}};
+  const double h = 512;
+  const auto p = lower(zero3("full", ds));
+  const auto& r = p.roles[0];
+  EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2 * 4);
+  std::map<std::string, double> sizes;
+  for (const auto& op : ops_where(r, layer_gather)) sizes[op.name] = op.bytes;
+  EXPECT_EQ(sizes, (std::map<std::string, double>{{"zero3.qkv.all_gather", 2 * 3 * h * h},
+                                                  {"zero3.proj.all_gather", 2 * h * h},
+                                                  {"zero3.fc1.all_gather", 2 * 4 * h * h},
+                                                  {"zero3.fc2.all_gather", 2 * 4 * h * h}}));
+  // Forward order in the forward pass (layer 1's first gather is issued ahead, during layer 0).
+  std::vector<std::string> order;
+  for (const auto& op : r.ops)
+    if (layer_gather(op) && op.layer == 0 && op.micro_batch == 0 && op.phase == pw::Phase::forward)
+      order.push_back(op.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"zero3.qkv.all_gather", "zero3.proj.all_gather", "zero3.fc1.all_gather",
+                                             "zero3.fc2.all_gather"}));
+  // Without a bucket, the gradients of each module (biases included) are reduce-scattered when its
+  // backward ends: 6 modules per layer (layer norms too) per micro-batch.
+  EXPECT_EQ(count_where(r, layer_scatter), kLayers * kMicroBatches * 6);
+  // Without the threshold, biases and layer norms are gathered too: 6 modules.
+  auto all = ds;
+  all["persistence_threshold"] = 0;
+  EXPECT_EQ(count_where(lower(zero3("full", all)).roles[0], layer_gather), kLayers * kMicroBatches * 2 * 6);
+  // No recomputation: the forward and the backward hooks gather.
+  EXPECT_EQ(count_where(lower(zero3("none", ds)).roles[0], layer_gather), kLayers * kMicroBatches * 2 * 4);
+}
+
+// DeepSpeed's gradient bucket (reduce_bucket_size): a reduce-scatter when the next gradient would
+// overflow it, the rest at the end of the backward pass; the bytes reduced stay those of the layers.
+TEST(LowerZero3, DeepSpeedReduceScattersPerBucket) {
+  auto j = zero3("full", {{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}});
+  const double h = 512, layer = 12 * h * h + 13 * h;
+  j["framework"]["gradient_bucket_bytes"] = 2 * 2 * layer;  // two layers' gradients
+  const auto p = lower(j);
+  const auto scatters = ops_where(p.roles[0], layer_scatter);
+  double bytes = 0;
+  for (const auto& op : scatters) bytes += op.bytes;
+  EXPECT_DOUBLE_EQ(bytes, kMicroBatches * kLayers * 2 * layer);
+  // The bucket holds two layers exactly: the first is reduced when layer 1's first gradient arrives,
+  // the second at the end of the pass.
+  EXPECT_EQ(scatters.size(), 2u * kMicroBatches);
+  for (const auto& op : scatters) EXPECT_DOUBLE_EQ(op.bytes, 2 * 2 * layer);
+  // A bucket of one and a half layers: flushed inside layer 2 and inside layer 1, then the rest.
+  j["framework"]["gradient_bucket_bytes"] = 1.5 * 2 * layer;
+  const auto uneven = ops_where(lower(j).roles[0], layer_scatter);
+  EXPECT_EQ(uneven.size(), 3u * kMicroBatches);
+  for (const auto& op : uneven) EXPECT_LE(op.bytes, 1.5 * 2 * layer);
+}
+
+// DeepSpeed <= v0.5: one all-gather per parameter after a torch.cuda.synchronize(); modelled as the
+// call's host work on the compute stream before a blocking gather.
+TEST(LowerZero3, SynchronisingStackGathersEachParameterAfterHostWork) {
+  const auto p = lower(zero3(
+      "full",
+      {{"gather_unit", "submodule"}, {"prefetch", 0}, {"synchronize_per_gather", true}, {"call_overhead_s", 1e-4}}));
+  const auto& r = p.roles[0];
+  // Every parameter (threshold 0 here): 12 per layer per pass.
+  EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2 * 12);
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const auto& op = r.ops[i];
+    if (!layer_gather(op)) continue;
+    ASSERT_EQ(op.dep_count, 1u);
+    const auto& host = r.ops[r.deps[op.dep_begin]];
+    EXPECT_EQ(host.stream, pw::Stream::compute);
+    EXPECT_DOUBLE_EQ(host.host_seconds, 1e-4);
+  }
+}
+
+// Prefetch depth N: before a unit computes, the gathers of the next N units of the pass are issued,
+// each after the computation preceding the unit (so it overlaps the unit's computation).
+TEST(LowerZero3, PrefetchIssuesGathersUnitsAhead) {
+  for (int depth : {0, 1, 2, 3}) {
+    const auto p = lower(zero3("none", {{"gather_unit", "layer"}, {"prefetch", depth}}));
+    const auto& r = p.roles[0];
+    // Op index of the first forward GEMM of layer 0 in micro-batch 0, and of each layer's gather.
+    size_t first_gemm = 0;
+    std::map<int, size_t> gather_at;
+    for (size_t i = 0; i < r.ops.size(); ++i) {
+      const auto& op = r.ops[i];
+      if (op.micro_batch != 0 || op.phase != pw::Phase::forward) continue;
+      if (layer_gather(op) && !gather_at.count(op.layer)) gather_at[op.layer] = i;
+      if (op.kind == pw::OpKind::gemm && op.layer == 0 && first_gemm == 0) first_gemm = i;
+    }
+    for (int l = 0; l < kLayers; ++l) {
+      ASSERT_TRUE(gather_at.count(l));
+      EXPECT_EQ(gather_at[l] < first_gemm, l <= depth) << "depth " << depth << " layer " << l;
+    }
+    // The prefetched gathers wait only for the computation before layer 0, not for layer 0 itself.
+    if (depth > 0) {
+      const auto& g = r.ops[gather_at[1]];
+      ASSERT_EQ(g.dep_count, 1u);
+      EXPECT_LT(r.deps[g.dep_begin], first_gemm);
+    }
+    // Memory: the unit computing and the `depth` gathered ahead.
+    const double layer_bytes = 2 * (12 * 512.0 * 512 + 13 * 512);
+    EXPECT_DOUBLE_EQ(r.memory.gathered_weights, (1 + depth) * layer_bytes);
+  }
+}
+
+// The defaults (generic profile) lower ZeRO-3 as before: a layer per gather, one ahead with OAG.
+TEST(LowerZero3, DefaultsFollowOverlapAllGather) {
+  auto j = zero3("full", nlohmann::json::object());
+  j["framework"].erase("sharding");
+  const auto plain = lower(j);
+  j["optimizations"] = {{"overlap_all_gather", true}};
+  const auto oag = lower(j);
+  auto explicit_one = zero3("full", {{"prefetch", 1}});
+  const auto one = lower(explicit_one);
+  ASSERT_EQ(oag.roles[0].ops.size(), one.roles[0].ops.size());
+  for (size_t i = 0; i < oag.roles[0].ops.size(); ++i) {
+    EXPECT_EQ(std::string(oag.roles[0].ops[i].name), one.roles[0].ops[i].name);
+    EXPECT_EQ(oag.roles[0].ops[i].dep_count, one.roles[0].ops[i].dep_count);
+  }
+  EXPECT_EQ(count_where(plain.roles[0], layer_gather), kLayers * kMicroBatches * 2);
+  EXPECT_DOUBLE_EQ(oag.roles[0].memory.gathered_weights, 2 * plain.roles[0].memory.gathered_weights);
+}
+
+// What `paratwin lower` lists: one row per (kind, name, phase, size, group), layers as ranges, counts
+// per iteration.
+TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
+  const auto p = lower(zero3("full", {{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}}));
+  const auto rows = pw::list_collectives(p, p.roles[0], false);
+  int64_t gathers = 0;
+  bool qkv = false;
+  for (const auto& c : rows) {
+    if (c.kind == pw::OpKind::all_gather && c.layers != "-") gathers += c.count;
+    if (c.name == "zero3.qkv.all_gather" && c.phase == pw::Phase::forward) {
+      qkv = true;
+      EXPECT_EQ(c.layers, "0-3");
+      EXPECT_EQ(c.count, kLayers * kMicroBatches);
+      EXPECT_DOUBLE_EQ(c.bytes, 2 * 3 * 512.0 * 512);
+      EXPECT_EQ(c.group_size, 4);
+    }
+  }
+  EXPECT_TRUE(qkv);
+  EXPECT_EQ(gathers, kLayers * kMicroBatches * 2 * 4);
+  const auto text = pw::format_collective_listing(p, -1, false);
+  EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"), std::string::npos);
+}
