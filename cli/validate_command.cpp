@@ -84,7 +84,13 @@ int run_fit(const ValidateArgs& a) {
     predict::KernelEfficiencyFit fitter(suites, gpus, framework, reference_options(a.common), a.simulate_up_to);
     const auto outcome = predict::run_fit(suites, fitter, fit, a.model,
                                           [](const std::string& text) { std::printf("%s", text.c_str()); });
-    if (a.write && framework == "generic") {
+    if (a.write && !fit.declared) {
+      // Fitted to every point, the profile would then be judged on the points it was fitted to.
+      std::printf(
+          "  not written: no point of this framework on %s is a declared calibration point "
+          "(points[].calibration); its kernel_efficiency stays sourced\n",
+          a.fit_machine.c_str());
+    } else if (a.write && framework == "generic") {
       std::printf(
           "  not written: generic stands for no particular stack on every machine; declare the workloads' "
           "framework profile to fit one\n");

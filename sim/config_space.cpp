@@ -249,14 +249,14 @@ int recompute_level(Checkpointing c) {
 
 }  // namespace
 
-// ZeRO stages 1 and 2 by time: 2 runs the steps of 1. Stage 0 is compared with itself only: ZeRO-1's
-// reduce-scatter and all-gather move the bytes of 0's all-reduce and split the optimizer step, faster
-// for large models, slower for small ones (the all-gather after the step is exposed). Stage 3 too: it
-// adds weight gathers but reduce-scatters each layer's gradients during the backward pass and needs no
-// all-gather after the step, so it can beat 1 and 2 when the gathers overlap.
+// Each ZeRO stage is compared with itself only. ZeRO-1's reduce-scatter and all-gather move the bytes
+// of 0's all-reduce and split the optimizer step, faster for large models, slower for small ones (the
+// all-gather after the step is exposed). ZeRO-2 reduce-scatters every micro-batch's gradients during
+// its backward (DeepSpeed's stage_1_and_2.py), which can hide them where ZeRO-1's one reduction after
+// the last micro-batch is exposed, or cost more where there are many micro-batches. Stage 3 adds weight
+// gathers but needs no all-gather after the step, so it can beat 1 and 2 when the gathers overlap.
 bool no_slower(const Configuration& c, const Knobs& a, const Knobs& b) {
-  if (a.sequence_parallel != b.sequence_parallel || (a.zero == 0) != (b.zero == 0)) return false;
-  if ((a.zero == 3) != (b.zero == 3)) return false;
+  if (a.sequence_parallel != b.sequence_parallel || a.zero != b.zero) return false;
   if (a.zero > b.zero || recompute_level(a.checkpointing) > recompute_level(b.checkpointing)) return false;
   return c.micro_batch_is_knob ? a.micro_batch >= b.micro_batch : a.micro_batch == b.micro_batch;
 }

@@ -156,7 +156,7 @@ TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
   record.not_folded_because = "node 0 holds ranks of different pipeline stages";
   EXPECT_EQ(pp::simulation_heading(r.w, pp::prediction_of(s, record)),
             r.w.name +
-                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl\n"
+                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl, framework generic\n"
                 "  simulated as          one actor per rank (not folded: node 0 holds ranks of different pipeline "
                 "stages)\n");
   record.profile = "profile.json";
@@ -165,7 +165,7 @@ TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
   record.actors = 1;
   EXPECT_EQ(pp::simulation_heading(r.w, pp::prediction_of(s, record)),
             r.w.name +
-                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl\n"
+                " on perlmutter (1 nodes, 2 ranks), fast fidelity, nccl, framework generic\n"
                 "  calibrated by         profile.json\n"
                 "  simulated as          1 actors for 2 ranks (one per node; collectives inside a node timed "
                 "analytically)\n");

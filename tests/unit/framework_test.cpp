@@ -18,7 +18,8 @@ using nlohmann::json;
 namespace {
 
 json data_parallel(int64_t zero) {
-  json j = json::parse(R"({"name": "dp", "model": {"layers": 4, "hidden": 256, "heads": 4, "seq_len": 128, "vocab": 1024},
+  json j =
+      json::parse(R"({"name": "dp", "model": {"layers": 4, "hidden": 256, "heads": 4, "seq_len": 128, "vocab": 1024},
     "training": {"global_batch": 16, "micro_batch": 2},
     "parallelism": {"data": {"size": 4}}})");
   j["parallelism"]["data"]["zero"] = zero;
