@@ -4,7 +4,7 @@ set title 'frontier-weak: AxoNN 4-D weak scaling on Frontier, % of advertised bf
 set key top left
 set grid
 $data << EOD
-512 41.1 41.1 41.1 48.2937
+512 41.1 41.1 41.1 48.292
 1024 39.3 39.3 39.3 46.3415
 2048 37 37 37 44.1764
 4096 37.6 37.6 37.6 39.383
