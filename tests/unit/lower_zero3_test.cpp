@@ -227,5 +227,6 @@ TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   EXPECT_TRUE(qkv);
   EXPECT_EQ(gathers, kLayers * kMicroBatches * 2 * 4);
   const auto text = pw::format_collective_listing(p, -1, false);
-  EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"), std::string::npos);
+  EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"),
+            std::string::npos);
 }
