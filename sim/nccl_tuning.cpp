@@ -122,25 +122,12 @@ constexpr Tables kV223 = {
 // bandwidth x 0.75 (line 285), ncclPatEnable refusing sm < 60 (line 194); v2.28+ moves the constants into
 // ncclTunerConstantsDefaults with a PAT base of 8 and the network tree row (v2.28.3-1 lines 147-166), the
 // same latency.
-constexpr Tables kV227 = {
-    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}},
-    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}},
-    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},
-    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}},
-    {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}},
-    false,
-    true,
-    1.0 / 2,
-    1.0 / 2,
-    false,
-    false,
-    true,
-    0.92,
-    true,
-    0.75,
-    true,
-    true,
-};
+constexpr Tables kV227 = [] {
+  Tables t = kV223;
+  t.pat_share = 0.75;
+  t.pat_needs_sm60 = true;
+  return t;
+}();
 
 const Tables& tables(const std::string& version) {
   if (version == "2.15") return kV215;
