@@ -60,15 +60,22 @@ MicroPlan plan_micro(int ranks, bool gpu, const MicroOptions& options) {
     op.dep_begin = static_cast<uint32_t>(role.deps.size());
     role.ops.push_back(op);
   };
-  // GEMMs in fp32 (the CPU's, and the profile's curve) and, on a GPU, in bf16 too: the dtype GPU
-  // workloads run in (tensor cores), each with its own curve and its own table of workload shapes. A GPU
-  // reaches its plateau only with far larger GEMMs than a core does.
+  // GEMMs in fp32 (the CPU's, and the profile's curve) and, on a GPU, in bf16 and fp8 too: the dtypes GPU
+  // workloads run in (tensor cores; fp8 as Transformer Engine runs its GEMMs, E4M3 in, bf16 out, A
+  // transposed), each with its own curve and its own table of workload shapes. A GPU reaches its
+  // plateau only with far larger GEMMs than a core does.
   const std::vector<workloads::Dtype> dtypes =
-      gpu ? std::vector<workloads::Dtype>{workloads::Dtype::fp32, workloads::Dtype::bf16}
+      gpu ? std::vector<workloads::Dtype>{workloads::Dtype::fp32, workloads::Dtype::bf16, workloads::Dtype::fp8}
           : std::vector<workloads::Dtype>{workloads::Dtype::fp32};
+  // cuBLASLt's FP8 kernels need m and k multiples of 16 (exec/cuda_support.hpp); Transformer Engine
+  // refuses other shapes for fp8 too, so a workload shape that is not is not an fp8 shape.
+  const auto runs = [](const workloads::GemmShape& g, workloads::Dtype d) {
+    return d != workloads::Dtype::fp8 || (g.m % 16 == 0 && g.k % 16 == 0);
+  };
   plan.first_shape = static_cast<uint32_t>(role.ops.size());
   for (const auto dtype : dtypes)
-    for (const auto& shape : options.shapes) add(gemm_op(shape, dtype));
+    for (const auto& shape : options.shapes)
+      if (runs(shape, dtype)) add(gemm_op(shape, dtype));
   plan.first_sweep_gemm = static_cast<uint32_t>(role.ops.size());
   std::vector<int64_t> sizes;
   if (gpu)
@@ -83,7 +90,7 @@ MicroPlan plan_micro(int ranks, bool gpu, const MicroOptions& options) {
     for (int64_t n : sizes) {
       for (const auto& [m, k] : {std::pair<int64_t, int64_t>{n, n}, {4 * n, n}, {n, 4 * n}})
         add(gemm_op({m, n, k, 1, false, false}, dtype));
-      add(gemm_op({n, 8, n, 1, false, false}, dtype));
+      add(gemm_op({n, 8, n, 1, false, false}, dtype));  // n of 8: fp8 too (C's leading dimension is m)
       add(gemm_op({n, n, 32, 8, false, false}, dtype));
       add(gemm_op({n, 32, n, 8, false, false}, dtype));
     }

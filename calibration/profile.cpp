@@ -30,7 +30,7 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
     // The GEMM model of every dtype measured, with the peak the kernels showed.
     JsonReader peaks = fit.object("peak_tflops");
     JsonReader gemm = fit.object("gemm");
-    for (const char* dtype : {"fp32", "tf32", "bf16", "fp16", "fp64"}) {
+    for (const std::string& dtype : topology::rate_dtypes()) {
       if (!gemm.has(dtype)) continue;
       JsonReader g = gemm.object(dtype);
       topology::GemmModel model;
@@ -60,7 +60,7 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
     // (latency included) as the library's step cost.
     auto shapes = fit.objects("gemm_shapes");
     for (auto& e : shapes) {
-      const std::string dtype = e.choice("dtype", {"fp32", "tf32", "bf16", "fp16", "fp64"});
+      const std::string dtype = e.choice("dtype", topology::rate_dtypes());
       std::array<int64_t, 6> key = {e.integer("m", std::nullopt, 1), e.integer("n", std::nullopt, 1),
                                     e.integer("k", std::nullopt, 1), e.integer("batch", std::nullopt, 1),
                                     e.boolean("trans_a") ? 1 : 0,    e.boolean("trans_b") ? 1 : 0};

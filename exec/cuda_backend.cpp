@@ -150,6 +150,8 @@ CudaBackend::~CudaBackend() {
     if (h) (void)cublasDestroy(h);
   for (void* a : c.arenas)
     if (a) (void)cudaFree(a);
+  for (void* w : c.gemm_workspace)
+    if (w) (void)cudaFree(w);
   if (c.host) (void)cudaFreeHost(c.host);
   for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
   if (reference_) (void)cudaEventDestroy(reference_);
@@ -186,10 +188,14 @@ void CudaBackend::create_streams(const workloads::Role& role) {
   for (cudaStream_t& s : context_.streams)
     PARATWIN_GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), where);
   for (const Op& op : role.ops) {
-    cublasHandle_t& h = context_.blas[stream_index(op.stream)];
-    if (op.kind != OpKind::gemm || h) continue;
+    if (op.kind != OpKind::gemm) continue;
+    const size_t s = stream_index(op.stream);
+    if (op.dtype == workloads::Dtype::fp8 && !context_.gemm_workspace[s])
+      PARATWIN_GPU_CHECK(cudaMalloc(&context_.gemm_workspace[s], gpu::kGemmWorkspace), where);
+    cublasHandle_t& h = context_.blas[s];
+    if (h) continue;
     PARATWIN_GPU_CHECK(cublasCreate(&h), where);
-    PARATWIN_GPU_CHECK(cublasSetStream(h, context_.streams[stream_index(op.stream)]), where);
+    PARATWIN_GPU_CHECK(cublasSetStream(h, context_.streams[s]), where);
   }
   PARATWIN_GPU_CHECK(cudaEventCreate(&reference_), where);
 }

@@ -26,8 +26,9 @@ CudaDevices cuda_devices();
 // Runs one GEMM of `shape` on the current device through the backend's cuBLAS call, for numeric
 // checks. Column-major, as cuBLAS: C (m x n, ldc m) = op(A) op(B); A is m x k (k x m when trans_a), B is
 // k x n (n x k when trans_b); batches follow each other (strides m*k, k*n, m*n). A and B are given in
-// fp32 and rounded to `dtype` (bf16 or fp32); C comes back in fp32 from `dtype`. Throws
-// std::runtime_error on a CUDA or cuBLAS error and std::invalid_argument on bad sizes or fp16.
+// fp32 and rounded to `dtype` (bf16, fp8 E4M3 or fp32); C comes back in fp32 from `dtype` (from bf16 for
+// fp8, which takes only trans_a and not trans_b, the layout its kernels run). Throws std::runtime_error
+// on a CUDA or cuBLAS error and std::invalid_argument on bad sizes, fp16 or another fp8 layout.
 std::vector<float> cuda_gemm_check(const workloads::GemmShape& shape, workloads::Dtype dtype,
                                    const std::vector<float>& a, const std::vector<float>& b);
 

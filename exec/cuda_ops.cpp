@@ -147,7 +147,8 @@ void enqueue(const OpContext& c, const Op& op, const Where& where) {
     case OpKind::gemm:
       if (!c.blas[index])
         throw std::runtime_error(describe(where) + ": no cuBLAS handle on its stream (not from the prepared Program)");
-      enqueue_gemm(c.blas[index], op.gemm, op.dtype, in, out, where);
+      enqueue_gemm(c.blas[index], op.gemm, op.dtype, in, out, where,
+                   {c.gemm_workspace[index], c.gemm_workspace[index] ? kGemmWorkspace : 0});
       return;
     case OpKind::elementwise:
     case OpKind::optimizer: {

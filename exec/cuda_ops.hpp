@@ -23,8 +23,9 @@ namespace paratwin::exec::gpu {
 struct OpContext {
   workloads::Grid grid;
   std::array<cudaStream_t, workloads::kStreams> streams{};
-  std::array<cublasHandle_t, workloads::kStreams> blas{};  // one per stream with GEMMs: a handle's
-                                                           // workspace must not serve two streams at once
+  std::array<cublasHandle_t, workloads::kStreams> blas{};   // one per stream with GEMMs: a handle's
+                                                            // workspace must not serve two streams at once
+  std::array<void*, workloads::kStreams> gemm_workspace{};  // cuBLASLt's, where a stream has fp8 GEMMs
   std::array<void*, workloads::kStreams> arenas{};
   std::array<size_t, workloads::kStreams> outputs{};  // where each arena's output region begins
   void* host = nullptr;                               // pinned, for host_transfer

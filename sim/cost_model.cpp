@@ -42,7 +42,8 @@ CostModel::CostModel(const topology::Machine& machine, double kernel_efficiency)
       host_speed_ = machine.node.device.peak_flops.at(dtype);
       break;
     }
-  for (const auto dtype : {workloads::Dtype::bf16, workloads::Dtype::fp16, workloads::Dtype::fp32}) {
+  for (const auto dtype :
+       {workloads::Dtype::bf16, workloads::Dtype::fp16, workloads::Dtype::fp32, workloads::Dtype::fp8}) {
     gemm_devices_[static_cast<size_t>(dtype)] = topology::gemm_device(
         machine.node.device, peak_flops(dtype), machine.node.device.hbm_bandwidth, workloads::bytes_of(dtype));
     if (const auto it = machine.profile.gemm.find(dtype_key(dtype)); it != machine.profile.gemm.end())

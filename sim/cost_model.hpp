@@ -32,9 +32,9 @@ class CostModel {
   double host_speed_ = 0;
   double gemm_efficiency_ = 1.0, attention_efficiency_ = 1.0, elementwise_efficiency_ = 1.0,
          optimizer_efficiency_ = 1.0;
-  double host_link_ = 0;                              // device <-> host copies (bytes/s)
-  std::array<topology::GemmDevice, 3> gemm_devices_;  // by workloads::Dtype
-  std::array<topology::GemmModel, 3> gemm_models_;
+  double host_link_ = 0;                                               // device <-> host copies (bytes/s)
+  std::array<topology::GemmDevice, workloads::kDtypes> gemm_devices_;  // by workloads::Dtype
+  std::array<topology::GemmModel, workloads::kDtypes> gemm_models_;
 };
 
 }  // namespace paratwin::sim

@@ -179,6 +179,8 @@ const char* to_string(NetworkKind k);
 // whether they were measured).
 GemmDevice gemm_device(const DeviceSpec& device, double peak_flops, double memory_bandwidth, double bytes_per_element);
 // Bytes per element of a dtype named as in peak_tflops ("fp32", "tf32", "fp64"; the 16-bit ones 2).
+// The dtypes a device lists rates for (peak_tflops, empirical_tflops) and a profile fits GEMMs of.
+const std::vector<std::string>& rate_dtypes();
 double dtype_bytes(const std::string& dtype);
 
 Machine parse_machine(const nlohmann::json& doc, const std::string& source);

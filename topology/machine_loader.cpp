@@ -21,7 +21,7 @@ constexpr double kGB = 1e9;
 constexpr double kUs = 1e-6;
 constexpr double kTera = 1e12;
 const char* const kFormatDoc = "topology/README.md";
-const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "tf32", "fp64"};
+const std::vector<std::string> kDtypes = {"bf16", "fp16", "fp32", "tf32", "fp64", "fp8"};
 
 // What the simulator can hold. Every direction of every link is one SimGrid link of the platform, about
 // 600 bytes and 5 us to build (bench_platform: the whole of Frontier, 626,748 links, 474 MiB and 4 s;
@@ -53,7 +53,7 @@ std::map<std::string, double> flops_table(JsonReader r, bool required) {
     if (r.has(dtype)) out[dtype] = r.number(dtype, std::nullopt, 1e-9, 1e9) * kTera;
   annotations(r);
   r.finish();
-  if (required && out.empty()) r.fail("bf16", "give at least one dtype's peak (bf16, fp16, fp32, tf32, fp64)");
+  if (required && out.empty()) r.fail("bf16", "give at least one dtype's peak (bf16, fp16, fp32, tf32, fp64, fp8)");
   return out;
 }
 
@@ -468,8 +468,12 @@ GemmDevice gemm_device(const DeviceSpec& device, double peak_flops, double memor
   return d;
 }
 
+const std::vector<std::string>& rate_dtypes() {
+  return kDtypes;
+}
+
 double dtype_bytes(const std::string& dtype) {
-  return dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : 2;
+  return dtype == "fp32" || dtype == "tf32" ? 4 : dtype == "fp64" ? 8 : dtype == "fp8" ? 1 : 2;
 }
 
 Machine Machine::slice(int64_t nodes) const {

@@ -5,7 +5,7 @@
 namespace paratwin::workloads {
 
 int bytes_of(Dtype d) {
-  return d == Dtype::fp32 ? 4 : 2;
+  return d == Dtype::fp32 ? 4 : d == Dtype::fp8 ? 1 : 2;
 }
 
 const char* to_string(Dtype d) {
@@ -16,6 +16,8 @@ const char* to_string(Dtype d) {
       return "fp16";
     case Dtype::fp32:
       return "fp32";
+    case Dtype::fp8:
+      return "fp8";
   }
   return "?";
 }

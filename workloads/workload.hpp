@@ -11,7 +11,10 @@
 
 namespace paratwin::workloads {
 
-enum class Dtype { bf16, fp16, fp32 };
+// fp8 is E4M3 with per-tensor scaling (Transformer Engine's forward format); only GEMMs take it, with a
+// bf16 output, and so far only the GPU backend and its calibration run it (no workload precision yet).
+enum class Dtype { bf16, fp16, fp32, fp8 };
+constexpr size_t kDtypes = 4;
 enum class Checkpointing { none, full, selective };
 enum class TensorMode { none, megatron, optimus, axonn };
 enum class Schedule { gpipe, one_f_one_b, interleaved, axonn };

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -48,6 +49,23 @@ TEST_F(Files, SuiteErrorsNameFileAndPath) {
   const auto slash =
       write("n.json", R"({"name": "a/b", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}]})");
   EXPECT_NE(error_of([&] { pc::load_suite(slash); }).find("name = \"a/b\""), std::string::npos);
+}
+
+// The H100 profile measured with the GPU backend (exec/README.md, 2026-11-27) carries bf16 and fp8 GEMM
+// models and shapes; applied to Alps, the simulator's fp8 GEMM of a layer's size takes what was measured.
+TEST(Profile, H100ProfileGivesFp8GemmsTheirMeasuredRate) {
+  auto machine = paratwin::topology::resolve_machine("alps");
+  pc::apply_profile(machine, std::string(PARATWIN_SOURCE_DIR) + "/results/calibration/h100-alps-cuda-fp8.json");
+  ASSERT_TRUE(machine.profile.gemm.count("fp8"));
+  ASSERT_TRUE(machine.profile.gemm.count("bf16"));
+  EXPECT_DOUBLE_EQ(machine.node.device.peak_flops.at("fp8"), 1979e12);
+  // 8192 x 2048 x 8192 (fc2-like) was timed in both dtypes: 762 and 1,384 TFLOP/s.
+  const auto& shapes = machine.profile.gemm_seconds;
+  const std::array<int64_t, 6> fc2 = {8192, 2048, 8192, 1, 0, 0};
+  ASSERT_TRUE(shapes.at("fp8").count(fc2));
+  const double ratio = shapes.at("bf16").at(fc2) / shapes.at("fp8").at(fc2);
+  EXPECT_GT(ratio, 1.6);
+  EXPECT_LT(ratio, 2.0);
 }
 
 TEST_F(Files, ProfileRoundTripsIntoTheMachine) {

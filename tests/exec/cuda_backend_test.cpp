@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -200,8 +201,12 @@ TEST_F(CudaBackendTest, GemmMatchesTheHostReference) {
   // Small integers: exact in bf16, and every C entry (at most 3 * 2 * k = 96) is exact in bf16 too.
   const GemmShape shapes[] = {
       {7, 5, 16, 1, false, false}, {7, 5, 16, 1, true, false}, {7, 5, 16, 1, false, true}, {4, 6, 8, 3, true, true}};
-  for (const Dtype dtype : {Dtype::bf16, Dtype::fp32})
-    for (const GemmShape& g : shapes) {
+  // fp8 (E4M3) holds these integers exactly too; its kernels take A transposed and B not, m and k
+  // multiples of 16, and write bf16 (|C| <= 3 * 2 * 32 = 192, exact in bf16).
+  const GemmShape fp8_shapes[] = {{16, 5, 32, 1, true, false}, {32, 8, 16, 3, true, false}};
+  for (const Dtype dtype : {Dtype::bf16, Dtype::fp32, Dtype::fp8})
+    for (const GemmShape& g :
+         dtype == Dtype::fp8 ? std::span<const GemmShape>(fp8_shapes) : std::span<const GemmShape>(shapes)) {
       std::vector<float> a(static_cast<size_t>(g.batch * g.m * g.k)), b(static_cast<size_t>(g.batch * g.k * g.n));
       for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
       for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
@@ -213,6 +218,12 @@ TEST_F(CudaBackendTest, GemmMatchesTheHostReference) {
                                    << " k=" << g.k << " batch=" << g.batch << " trans_a=" << g.trans_a
                                    << " trans_b=" << g.trans_b << " at " << i;
     }
+}
+
+TEST_F(CudaBackendTest, Fp8GemmRefusesALayoutItsKernelsDoNotRun) {
+  const GemmShape g{16, 5, 32, 1, false, false};
+  const std::vector<float> a(16 * 32, 1.0f), b(32 * 5, 1.0f);
+  EXPECT_THROW(paratwin::exec::cuda_gemm_check(g, Dtype::fp8, a, b), std::invalid_argument);
 }
 
 }  // namespace
