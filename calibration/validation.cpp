@@ -78,10 +78,23 @@ std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow
   return out;
 }
 
+std::vector<StackStats> stack_stats(const std::vector<const ValidationRow*>& rows) {
+  std::map<std::string, std::vector<const ValidationRow*>> by_stack;
+  for (const auto* r : rows)
+    if (!r->stack.empty()) by_stack[r->stack].push_back(r);
+  std::vector<StackStats> out;
+  for (const auto& [stack, set] : by_stack) {
+    const auto kept = held_out(set);
+    out.push_back({stack, error_stats(set), error_stats(kept), set.size() - kept.size()});
+  }
+  return out;
+}
+
 std::string validation_csv(const std::vector<ValidationRow>& rows) {
   std::ostringstream o;
   o << "suite,label,machine,gpus,metric,end_to_end,published,range_low,range_high,model,predicted,error_percent,"
-       "analytical,versus_analytical_percent,iteration_s,configuration,fits,error,predicted_low,predicted_high\n";
+       "analytical,versus_analytical_percent,iteration_s,configuration,fits,error,predicted_low,predicted_high,"
+       "stack\n";
   for (const auto& r : rows) {
     const auto& p = *r.point;
     o << csv_field(r.suite->name) << ',' << csv_field(p.label) << ',' << csv_field(p.machine) << ',' << r.gpus << ','
@@ -95,7 +108,7 @@ std::string validation_csv(const std::vector<ValidationRow>& rows) {
       << (r.predicted ? fixed_number(r.iteration) : "") << ',' << csv_field(r.configuration) << ','
       << (r.fits ? "true" : "false") << ',' << csv_field(r.error) << ','
       << (r.predicted_range ? fixed_number((*r.predicted_range)[0]) : "") << ','
-      << (r.predicted_range ? fixed_number((*r.predicted_range)[1]) : "") << '\n';
+      << (r.predicted_range ? fixed_number((*r.predicted_range)[1]) : "") << ',' << csv_field(r.stack) << '\n';
   }
   return o.str();
 }
@@ -144,6 +157,14 @@ std::string validation_text(const std::vector<ReferenceSuite>& suites, const std
         "end-to-end points without those a profile parameter was fitted to: %zu, mean |error| %.1f %%, max %.1f %%\n",
         k.points, 100 * k.mean_abs, 100 * k.max_abs);
   }
+  if (const auto stacks = stack_stats(e2e); !stacks.empty()) {
+    out += "end-to-end points by software stack (framework profile), judged on the held-out ones:\n";
+    for (const auto& st : stacks)
+      out += printed("  %-20s %3zu points (%zu fitted to), held out: %zu, mean |error| %.1f %%, max %.1f %%%s\n",
+                     st.stack.c_str(), st.all.points + st.all.failed, st.fitted, st.held_out.points,
+                     100 * st.held_out.mean_abs, 100 * st.held_out.max_abs,
+                     st.held_out.failed ? (", " + std::to_string(st.held_out.failed) + " failed").c_str() : "");
+  }
   if (b.points + b.failed > 0)
     out += printed("phases and collective speedups: %zu, mean |error| %.1f %%, max %.1f %%\n", b.points,
                    100 * b.mean_abs, 100 * b.max_abs);
@@ -175,7 +196,16 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
         "(calibration) had a profile parameter fitted to them (their note says which). A prediction followed by "
         "(low–high) is the spread over the values the source does not publish and the point lists as sensitivity "
         "(e.g. the batch size); the error is that of the assumed value.\n\n";
-  md << "| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
+  md << "By software stack (the workloads' framework profiles), end-to-end points; a stack is judged on the points "
+        "none of its parameters was fitted to:\n\n"
+     << "| stack | points | fitted to | held out | held-out mean abs error | held-out max abs error |\n"
+        "|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& st : stack_stats(e2e))
+    md << "| " << st.stack << " | " << st.all.points + st.all.failed << " | " << st.fitted << " | "
+       << st.held_out.points << (st.held_out.failed ? " (+" + std::to_string(st.held_out.failed) + " failed)" : "")
+       << " | " << formatted(100 * st.held_out.mean_abs, "%.1f") << " % | "
+       << formatted(100 * st.held_out.max_abs, "%.1f") << " % |\n";
+  md << "\n| suite | metric | points | mean abs error | max abs error |\n|---|---|---:|---:|---:|\n";
   for (const auto& suite : suites) {
     const auto set = suite_rows(rows, suite);
     if (set.empty()) continue;

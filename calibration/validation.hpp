@@ -20,6 +20,7 @@ struct ValidationRow {
   double iteration = 0;             // predicted seconds per iteration (one collective for speedups)
   int64_t gpus = 0;
   std::string configuration;
+  std::string stack;  // the workload's framework profile; empty for a collective's point
   bool fits = true;   // in device memory, as paratwin models it
   std::string error;  // why there is no prediction
   // The analytical model's prediction of the same point and configuration, in the suite's metric: the
@@ -49,9 +50,19 @@ ErrorStats error_stats(const std::vector<const ValidationRow*>& rows);
 // The rows whose points no profile parameter was fitted to.
 std::vector<const ValidationRow*> held_out(const std::vector<const ValidationRow*>& rows);
 
+// The end-to-end rows by software stack (framework profile), stacks in name order: every point, those a
+// profile parameter was fitted to, and the held-out ones (the figure a stack is judged by).
+struct StackStats {
+  std::string stack;
+  ErrorStats all, held_out;
+  size_t fitted = 0;
+};
+std::vector<StackStats> stack_stats(const std::vector<const ValidationRow*>& rows);
+
 // What `paratwin validate` prints: per suite its provenance, a table of its points (published,
 // predicted, error, the analytical model beside a simulation, the spread over assumed values) and its
-// statistics; then the statistics of the end-to-end points (without the fitted ones) and of the others.
+// statistics; then the statistics of the end-to-end points (without the fitted ones), per stack, and of
+// the others.
 std::string validation_text(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows);
 // validation.csv: one line per row, every number as printed in the tables.
 std::string validation_csv(const std::vector<ValidationRow>& rows);

@@ -205,8 +205,13 @@ Action add_search_command(CLI::App& app) {
     }
 
     ranking.finish(result);
-    const predict::SearchSetting setting{base.name, machine.name,           library,
-                                         a->gpus,   !a->placement_agnostic, machine.devices_per_node()};
+    const predict::SearchSetting setting{base.name,
+                                         machine.name,
+                                         library,
+                                         a->gpus,
+                                         !a->placement_agnostic,
+                                         machine.devices_per_node(),
+                                         base.framework.profile};
     std::optional<predict::SearchSimulation> how;
     if (result.ranked.empty()) {
       // A finished search whose one result, the best configuration, does not exist: exit 3 as a sweep's

@@ -89,8 +89,10 @@ nlohmann::json to_json(const MeasuredRun& run, const std::string& backend, int w
 
 std::string measured_heading(const MeasuredRun& run, const std::string& workload, int ranks, const std::string& backend,
                              int warmup, const std::string& machine) {
-  std::string out = printed("%s on %d ranks, %s backend, %zu iterations measured after %d warm-up (on %s)\n",
-                            workload.c_str(), ranks, backend.c_str(), run.iterations.size(), warmup, machine.c_str());
+  const std::string stack = run.summary.framework.empty() ? "" : ", framework " + run.summary.framework;
+  std::string out =
+      printed("%s on %d ranks, %s backend%s, %zu iterations measured after %d warm-up (on %s)\n", workload.c_str(),
+              ranks, backend.c_str(), stack.c_str(), run.iterations.size(), warmup, machine.c_str());
   out += "  iterations            ";
   for (double t : run.iterations) out += printed("%.4g s  ", t);
   return out + printed("(median %.4g s)\n", run.median);

@@ -206,6 +206,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
       predict_with = [&](const std::string& m) { return predict_collective(c, machine, m); };
     } else {
       w = workloads::load_workload_file(point.workload);
+      row["stack"] = w.framework.profile;
       if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
         w.framework.set_kernel_efficiency(it->second);
       if (point.best_configuration) w = best_configuration(w, machine);
@@ -283,6 +284,7 @@ std::vector<calibration::ValidationRow> to_rows(const std::vector<ReferenceSuite
     r.model = t.model;
     r.gpus = gpus[t.suite][t.point];
     r.configuration = p.value("configuration", "");
+    r.stack = p.value("stack", "");
     r.fits = p.value("fits", true);
     if (p["status"] == "ok" && p["value"].is_number()) {
       r.predicted = p["value"].get<double>();

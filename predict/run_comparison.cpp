@@ -154,8 +154,9 @@ std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const s
   for (const auto& r : rows) width = std::max(width, r.what.size() + r.unit.size() + 3);
   std::string out;
   for (const auto* run : {&a, &b})
-    out += printed("%s  %s: %s on %s, %lld ranks; %s\n", run == &a ? "A" : "B", run->first.c_str(),
+    out += printed("%s  %s: %s on %s, %lld ranks%s; %s\n", run == &a ? "A" : "B", run->first.c_str(),
                    run->second.workload.c_str(), run->second.machine.c_str(), static_cast<long long>(run->second.ranks),
+                   run->second.framework.empty() ? "" : (", framework " + run->second.framework).c_str(),
                    memory_verdict(run->second).c_str());
   out += printed("\n  %-*s %14s %14s %14s %9s\n", static_cast<int>(width), "", "A", "B", "B - A", "change");
   for (const auto& r : rows) {

@@ -64,6 +64,7 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
   s.peak_dtype = peak_entry->first;
   s.workload = w.name;
   s.machine = machine.name;
+  s.framework = w.framework.profile;
   s.ranks = program.grid.size();
   s.iteration_seconds = T;
   s.tokens_per_second = static_cast<double>(program.tokens_per_iteration) / T;
@@ -113,6 +114,7 @@ nlohmann::json to_json(const RunSummary& s) {
   nlohmann::json j;
   j["workload"] = s.workload;
   j["machine"] = s.machine;
+  if (!s.framework.empty()) j["framework"] = s.framework;
   j["ranks"] = s.ranks;
   j["iteration_seconds"] = s.iteration_seconds;
   j["tokens_per_second"] = s.tokens_per_second;
@@ -164,6 +166,7 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
   RunSummary s;
   s.workload = j.at("workload").get<std::string>();
   s.machine = j.at("machine").get<std::string>();
+  s.framework = j.value("framework", std::string());
   s.ranks = j.at("ranks").get<int64_t>();
   s.iteration_seconds = j.at("iteration_seconds").get<double>();
   s.tokens_per_second = j.at("tokens_per_second").get<double>();

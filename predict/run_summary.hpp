@@ -60,6 +60,7 @@ struct CollectiveSummary {
 
 struct RunSummary {
   std::string workload, machine;
+  std::string framework;  // the workload's framework profile (empty in summaries saved before it was kept)
   int64_t ranks = 0;
   double iteration_seconds = 0, tokens_per_second = 0;
   // FLOP/s per device and their share of the device's advertised peak in the workload's dtype, as

@@ -28,17 +28,22 @@ std::string dropped(const char* what, const std::vector<sim::Rejected>& list, bo
 }  // namespace
 
 std::string search_heading(const SearchSetting& s, const sim::SearchResult& result, bool show_rejected) {
-  std::string out =
-      printed("%s on %lld GPUs of %s (%s, %s model)\n", s.workload.c_str(), static_cast<long long>(s.gpus),
-              s.machine.c_str(), s.library.c_str(), s.placement_aware ? "placement-aware" : "placement-agnostic");
-  out += printed("  %lld valid configurations, %zu do not fit in memory, %zu break a rule of the format\n",
+  std::string out = printed("%s on %lld GPUs of %s (%s, %s model, framework %s)\n", s.workload.c_str(),
+                            static_cast<long long>(s.gpus), s.machine.c_str(), s.library.c_str(),
+                            s.placement_aware ? "placement-aware" : "placement-agnostic", s.stack.c_str());
+  out += printed("  %lld valid configurations, %zu do not fit in memory, %zu break a rule of the format",
                  static_cast<long long>(result.enumerated), result.rejected.size(), result.invalid.size());
+  if (!result.lacking.empty())
+    out += printed(", %zu use what framework %s lacks (not proposed; another framework.profile may run them)",
+                   result.lacking.size(), s.stack.c_str());
   out += printed(
-      "  each ranked by its fastest variant that fits: %lld variants, %lld estimated, %lld skipped as no "
-      "faster than one that fits or no smaller than one that does not, %lld break a rule\n",
+      "\n  each ranked by its fastest variant that fits: %lld variants, %lld estimated, %lld skipped as no "
+      "faster than one that fits or no smaller than one that does not, %lld break a rule or need what the stack "
+      "lacks\n",
       static_cast<long long>(result.variants), static_cast<long long>(result.estimated),
       static_cast<long long>(result.skipped), static_cast<long long>(result.broken));
-  return out + dropped("memory ", result.rejected, show_rejected) + dropped("invalid", result.invalid, show_rejected);
+  return out + dropped("memory ", result.rejected, show_rejected) + dropped("invalid", result.invalid, show_rejected) +
+         dropped("stack  ", result.lacking, show_rejected);
 }
 
 std::string ranking_table(const sim::SearchResult& result, size_t top, const nlohmann::json& simulations) {
@@ -145,10 +150,12 @@ nlohmann::json search_json(const SearchSetting& s, const sim::SearchResult& resu
     if (i < simulations.size()) e["simulated"] = simulations[i];
     j["ranked"].push_back(std::move(e));
   }
-  for (const auto* list : {&result.rejected, &result.invalid})
+  for (const auto* list : {&result.rejected, &result.invalid, &result.lacking})
     for (const auto& r : *list)
-      j[list == &result.rejected ? "out_of_memory" : "invalid"].push_back(
-          {{"family", sim::to_string(r.family)}, {"configuration", r.label}, {"reason", r.reason}});
+      j[list == &result.rejected  ? "out_of_memory"
+        : list == &result.invalid ? "invalid"
+                                  : "lacking_in_stack"]
+          .push_back({{"family", sim::to_string(r.family)}, {"configuration", r.label}, {"reason", r.reason}});
   return j;
 }
 

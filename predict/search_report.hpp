@@ -31,6 +31,7 @@ struct SearchSetting {
   int64_t gpus = 0;
   bool placement_aware = true;
   int64_t devices_per_node = 0;
+  std::string stack;  // the workload's framework profile
 };
 
 // The setting, the counts of valid, out-of-memory and invalid configurations, the variants estimated

@@ -83,6 +83,12 @@ std::string nothing_ranked(const SearchSetting& s, const sim::SearchResult& r, i
       out += printed("; %zu other configuration(s) break a rule (--show-rejected lists them)", r.invalid.size());
     return out + ".\n";
   }
+  if (r.invalid.empty() && !r.lacking.empty())
+    return printed(
+        "  no configuration of %s that framework %s can run: e.g. %s %s: %s. Choose a framework.profile that "
+        "has it (\"generic\" for the ideal stack).\n",
+        gpus.c_str(), s.stack.c_str(), sim::to_string(r.lacking.front().family), r.lacking.front().label.c_str(),
+        r.lacking.front().reason.c_str());
   if (r.invalid.empty())
     return printed("  no configuration of %s: none of the families searched can split %s.\n", gpus.c_str(),
                    s.workload.c_str());

@@ -8,6 +8,7 @@
 
 #include "sim/config_space.hpp"
 #include "workloads/error.hpp"
+#include "workloads/stack_features.hpp"
 
 namespace paratwin::sim {
 
@@ -80,6 +81,17 @@ void search_configuration(const Configuration& c, size_t index, AnalyticalModel&
   const auto visit = [&](size_t i) {
     const Knobs& k = c.variants[i];
     const workloads::Workload w = c.with(k);
+    // What the stack cannot run is not proposed, and is counted apart from the format's rules: the
+    // answer to it is another framework profile, not another configuration.
+    if (const auto missing = workloads::missing_stack_features(w); !missing.empty()) {
+      ++out.broken;
+      const std::string why = missing.front().path + " " + missing.front().message;
+      if (std::find(reasons.begin(), reasons.end(), why) == reasons.end()) {
+        reasons.push_back(why);
+        out.lacking.push_back({c.family, c.label(k), why, missing.front().path, 0, 0, index});
+      }
+      return;
+    }
     try {
       workloads::validate(w);
     } catch (const workloads::WorkloadError& e) {

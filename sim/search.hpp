@@ -69,12 +69,15 @@ struct SearchResult {
   std::vector<Rejected> rejected;  // valid, but no variant fits in memory (the least memory one named)
   std::vector<Rejected> invalid;   // variants that break a rule of the workload format (e.g. x does not
                                    // divide the heads), each rule once per configuration
+  std::vector<Rejected> lacking;   // variants using a feature the workload's framework profile does not have
+                                   // (workloads/stack_features.hpp), each feature once per configuration
   int64_t enumerated = 0;          // configurations with a valid variant: ranked + rejected
   int64_t configurations = 0;      // every configuration looked at, valid or not
   int64_t variants = 0;            // memory-for-time variants of every configuration
   int64_t estimated = 0;           // variants the analytical model estimated
   int64_t skipped = 0;  // variants skipped: no faster than one that fits, or no smaller than one that does not
-  int64_t broken = 0;   // variants that break a rule: variants = estimated + skipped + broken
+  int64_t broken = 0;   // variants that break a rule or use what the stack lacks: variants = estimated +
+                        // skipped + broken
 };
 
 // The families of `asked` (empty: all) that can train the base workload's model; throws

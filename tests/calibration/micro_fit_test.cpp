@@ -64,10 +64,20 @@ TEST(MicroPlan, OpsInTheirRanges) {
   EXPECT_LT(plan.first_interference, ops.size());
   for (uint32_t i = plan.first_interference; i < ops.size(); ++i) EXPECT_TRUE(pw::is_collective(ops[i].kind));
   EXPECT_FALSE(plan.message_sizes.empty());
-  // A GPU plan times every GEMM in bf16 as well.
+  // A GPU plan times every GEMM in bf16 and fp8 as well; fp8 only the shapes its kernels take (m and k
+  // multiples of 16).
   const auto gpu = pc::plan_micro(1, true, options);
-  EXPECT_EQ(gpu.first_sweep_gemm, 2u);
+  EXPECT_EQ(gpu.first_sweep_gemm, 3u);
   EXPECT_TRUE(gpu.gpu);
+  options.shapes.push_back({100, 768, 256, 1, false, true});
+  const auto odd = pc::plan_micro(1, true, options);
+  EXPECT_EQ(odd.first_sweep_gemm, 5u);  // fp32 and bf16 of both shapes, fp8 of the first
+  for (uint32_t i = odd.first_sweep_gemm; i < odd.flush; ++i) {
+    const auto& op = odd.program.roles[0].ops[i];
+    if (op.kind == pw::OpKind::gemm && op.dtype == paratwin::workloads::Dtype::fp8) {
+      EXPECT_EQ(op.gemm.m % 16, 0);
+    }
+  }
 }
 
 TEST(MicroFit, RecoversTheCostsThatMadeTheTimes) {

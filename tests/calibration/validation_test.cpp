@@ -97,6 +97,37 @@ TEST_F(Reference, CalibrationPointsAreLeftOutOfTheHeldOutErrors) {
   EXPECT_NE(md.find("| b (calibration) |"), std::string::npos) << md;
 }
 
+// validate reports per software stack: every point, those fitted to, the held-out error a stack is judged by.
+TEST_F(Reference, StacksAreJudgedOnTheirHeldOutPoints) {
+  const auto s = pc::load_reference_suite(write("s.json", suite(std::string(kPoint) + R"(, {"label": "b",
+      "workload": "w.json", "machine": "frontier", "published": 20, "where": "row 2", "calibration": true},
+      {"label": "c", "workload": "w.json", "machine": "frontier", "published": 50, "where": "row 3"})")));
+  const std::vector<pc::ReferenceSuite> suites{s};
+  std::vector<pc::ValidationRow> rows(3);
+  const char* stacks[] = {"deepspeed", "deepspeed", "fsdp2"};
+  const double predicted[] = {30, 20, 55};  // errors -25 %, 0 % (fitted), +10 %
+  for (size_t i = 0; i < 3; ++i) {
+    rows[i].suite = &suites[0];
+    rows[i].point = &suites[0].points[i];
+    rows[i].stack = stacks[i];
+    rows[i].predicted = predicted[i];
+  }
+  const auto stats = pc::stack_stats({&rows[0], &rows[1], &rows[2]});
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[0].stack, "deepspeed");
+  EXPECT_EQ(stats[0].all.points, 2u);
+  EXPECT_EQ(stats[0].fitted, 1u);
+  EXPECT_EQ(stats[0].held_out.points, 1u);
+  EXPECT_NEAR(stats[0].held_out.mean_abs, 0.25, 1e-12);
+  EXPECT_EQ(stats[1].stack, "fsdp2");
+  EXPECT_NEAR(stats[1].held_out.mean_abs, 0.10, 1e-12);
+  const auto md = pc::validation_markdown(suites, rows, "paratwin validate");
+  EXPECT_NE(md.find("| deepspeed | 2 | 1 | 1 | 25.0 % | 25.0 % |"), std::string::npos) << md;
+  const auto text = pc::validation_text(suites, rows);
+  EXPECT_NE(text.find("fsdp2"), std::string::npos) << text;
+  EXPECT_NE(pc::validation_csv(rows).find(",fsdp2\n"), std::string::npos);
+}
+
 TEST_F(Reference, ARangeCountsOnlyTheDistanceToItsNearestEnd) {
   const auto s = pc::load_reference_suite(write("s.json", suite(R"({"label": "a", "workload": "w.json",
       "machine": "frontier", "published": 51.5, "range": [49, 54], "where": "text"})")));

@@ -73,6 +73,7 @@ TEST(MeasuredRun, TheSlowestRankTimesEachIterationAndCollectivesArePerRank) {
   EXPECT_DOUBLE_EQ(j["iteration_seconds"].get<double>(), 2.0);
 
   EXPECT_EQ(pp::measured_heading(run, "tiny", 2, "cpu", 1, "perlmutter"),
-            "tiny on 2 ranks, cpu backend, 3 iterations measured after 1 warm-up (on perlmutter)\n"
-            "  iterations            2 s  1 s  3 s  (median 2 s)\n");
+            "tiny on 2 ranks, cpu backend, framework " + run.summary.framework +
+                ", 3 iterations measured after 1 warm-up (on perlmutter)\n"
+                "  iterations            2 s  1 s  3 s  (median 2 s)\n");
 }

@@ -32,7 +32,7 @@ const Searched& searched() {
     const auto w =
         paratwin::workloads::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/gpt-20b-perlmutter-32.json");
     out.machine = pp::load_machine("perlmutter");
-    out.setting = {w.name, out.machine.name, "nccl", 64, true, out.machine.devices_per_node()};
+    out.setting = {w.name, out.machine.name, "nccl", 64, true, out.machine.devices_per_node(), w.framework.profile};
     ps::SearchOptions options;
     options.gpus = 64;
     options.model.library = "nccl";
@@ -52,21 +52,55 @@ TEST(SearchReport, HeadingCountsAndShowsTheDroppedConfigurations) {
   const auto& s = searched();
   ASSERT_GT(s.result.ranked.size(), 3u);
   const auto heading = pp::search_heading(s.setting, s.result, false);
-  EXPECT_EQ(heading.rfind(s.setting.workload + " on 64 GPUs of perlmutter (nccl, placement-aware model)\n", 0), 0u)
+  EXPECT_EQ(heading.rfind(
+                s.setting.workload + " on 64 GPUs of perlmutter (nccl, placement-aware model, framework generic)\n", 0),
+            0u)
       << heading;
   EXPECT_NE(heading.find(std::to_string(s.result.enumerated) + " valid configurations, " +
                          std::to_string(s.result.rejected.size()) + " do not fit in memory"),
             std::string::npos)
       << heading;
   // Three of each kind dropped unless every one is asked for.
-  const size_t dropped = s.result.rejected.size() + s.result.invalid.size();
+  const size_t dropped = s.result.rejected.size() + s.result.invalid.size() + s.result.lacking.size();
   EXPECT_EQ(lines(pp::search_heading(s.setting, s.result, true)), 3 + dropped);
   EXPECT_LE(lines(heading), 3 + 4 + 4u);
   EXPECT_NE(heading.find(std::to_string(s.result.variants) + " variants, " + std::to_string(s.result.estimated) +
                          " estimated, " + std::to_string(s.result.skipped) + " skipped"),
             std::string::npos)
       << heading;
-  EXPECT_NE(heading.find(", " + std::to_string(s.result.broken) + " break a rule\n"), std::string::npos) << heading;
+  EXPECT_NE(heading.find(", " + std::to_string(s.result.broken) + " break a rule or need what the stack lacks\n"),
+            std::string::npos)
+      << heading;
+}
+
+// The search proposes only what the workload's stack runs and says what it left out for that reason:
+// Megatron-LM of 2021 has no ZeRO, no sequence parallelism and no selective recomputation.
+TEST(SearchReport, ProposesOnlyWhatTheStackRunsAndSaysWhatItLeftOut) {
+  const auto w =
+      paratwin::workloads::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/gpt-1.7b-selene-32.json");
+  ASSERT_EQ(w.framework.profile, "megatron-lm-2021");
+  const auto machine = pp::load_machine("selene");
+  ps::SearchOptions options;
+  options.gpus = 32;
+  options.model.library = "nccl";
+  const auto result = ps::search(w, pp::topology_for(machine, 32, "nccl"), options);
+  ASSERT_FALSE(result.ranked.empty());
+  for (const auto& c : result.ranked) {
+    EXPECT_EQ(c.workload.parallel.zero_stage, 0) << c.label;
+    EXPECT_FALSE(c.workload.parallel.sequence_parallel) << c.label;
+    EXPECT_NE(c.workload.training.checkpointing, paratwin::workloads::Checkpointing::selective) << c.label;
+  }
+  ASSERT_FALSE(result.lacking.empty());
+  for (const auto& l : result.lacking) EXPECT_NE(l.reason.find("megatron-lm-2021"), std::string::npos) << l.reason;
+  const pp::SearchSetting setting{
+      w.name, machine.name, "nccl", 32, true, machine.devices_per_node(), w.framework.profile};
+  const auto heading = pp::search_heading(setting, result, false);
+  EXPECT_NE(heading.find(std::to_string(result.lacking.size()) + " use what framework megatron-lm-2021 lacks"),
+            std::string::npos)
+      << heading;
+  EXPECT_NE(heading.find("    stack  "), std::string::npos) << heading;
+  const auto j = pp::search_json(setting, result, std::nullopt, nlohmann::json::array());
+  EXPECT_EQ(j["lacking_in_stack"].size(), result.lacking.size());
 }
 
 TEST(SearchReport, OneTableWithTheSimulatedRowsReRanked) {
@@ -103,7 +137,7 @@ TEST(SearchReport, OneTableWithTheSimulatedRowsReRanked) {
 }
 
 TEST(SearchReport, NothingRankedSaysWhyAndWhatToChange) {
-  pp::SearchSetting s{"GPT", "frontier", "rccl", 1000, true, 8};
+  pp::SearchSetting s{"GPT", "frontier", "rccl", 1000, true, 8, "generic"};
   ps::SearchResult r;
   r.configurations = 3;
   r.invalid = {{ps::Family::ptdp, "t1 p1 d1000 mb1", "training.global_batch: = 2048 is not a multiple",

@@ -335,8 +335,8 @@ TEST(MachineErrors, UnknownKeysAtEveryLevel) {
   EXPECT_TRUE(rejects(d, "network.fat_tree.colour", kUnknown));
   // A dtype the loader does not know is an unknown key, not silently ignored.
   d = base();
-  d["node"]["device"]["peak_tflops"]["fp8"] = 400;
-  EXPECT_TRUE(rejects(d, "node.device.peak_tflops.fp8", kUnknown));
+  d["node"]["device"]["peak_tflops"]["fp4"] = 400;
+  EXPECT_TRUE(rejects(d, "node.device.peak_tflops.fp4", kUnknown));
 }
 
 // Found by fuzzing: a key or value holding a newline or a terminal escape made a rejection of several
