@@ -174,7 +174,8 @@ std::string validation_text(const std::vector<ReferenceSuite>& suites, const std
 std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const std::vector<ValidationRow>& rows,
                                 const std::string& command) {
   std::ostringstream md;
-  md << "# Predicted versus published\n\nEvery point the seeds publish (`results/reference/`), predicted by paratwin. "
+  md << "# Predicted versus published\n\nEvery published point of `results/reference/` (the five papers' measurements "
+        "and published runs outside them), predicted by paratwin. "
         "Regenerate with one command from the repository root:\n\n```\n"
      << command << "\n```\n\n";
   const auto [e2e, other] = split_end_to_end(rows);

@@ -1,5 +1,7 @@
 #include "workloads/program_size.hpp"
 
+#include <algorithm>
+
 #include "workloads/arithmetic.hpp"
 
 namespace paratwin::workloads {
@@ -52,10 +54,12 @@ ProgramSize estimate_program_size(const Workload& w) {
   s.ops = m * (k.layer_pass * layers + k.chunk_pass * chunks) + kOpsPerLayer * layers + kOpsPerChunk * chunks;
   // The pipeline engine's host work: an op per instruction (forward, backward, a send and a recv each).
   if (w.framework.micro_batch_overhead > 0 && pp.stages > 1) s.ops += 4 * m * chunks;
-  // Gradient buckets: at most one per bucket of the whole model's gradients (fp32 at most) beyond the
-  // per-block collectives counted above, in every micro-batch under ZeRO-2.
+  // Gradient buckets: at most one per bucket of the whole model's gradients (in the wider of the training
+  // and the reduction dtype) beyond the per-block collectives counted above, in every micro-batch under
+  // ZeRO-2.
   if (w.framework.gradient_bucket_bytes > 0) {
-    const double buckets = 4.0 * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
+    const double element = std::max(bytes_of(w.training.dtype), bytes_of(w.training.gradient_reduce()));
+    const double buckets = element * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
     s.bucket_ops = (w.parallel.zero_stage == 2 ? m : 1) * buckets;
     s.ops += s.bucket_ops;
   }
