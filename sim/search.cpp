@@ -78,29 +78,25 @@ void search_configuration(const Configuration& c, size_t index, AnalyticalModel&
   std::vector<std::string> reasons;  // each broken rule once per configuration
   const auto order = visiting_order(c);
   std::vector<size_t> inferred;  // variants skipped as too large by a smaller micro-batch's
+  // A variant that breaks a rule, counted; its reason listed once per configuration.
+  const auto broken = [&](std::vector<Rejected>& list, const Knobs& k, const std::string& why,
+                          const std::string& path) {
+    ++out.broken;
+    if (std::find(reasons.begin(), reasons.end(), why) != reasons.end()) return;
+    reasons.push_back(why);
+    list.push_back({c.family, c.label(k), why, path, 0, 0, index});
+  };
   const auto visit = [&](size_t i) {
     const Knobs& k = c.variants[i];
     const workloads::Workload w = c.with(k);
     // What the stack cannot run is not proposed, and is counted apart from the format's rules: the
     // answer to it is another framework profile, not another configuration.
-    if (const auto missing = workloads::missing_stack_features(w); !missing.empty()) {
-      ++out.broken;
-      const std::string why = missing.front().path + " " + missing.front().message;
-      if (std::find(reasons.begin(), reasons.end(), why) == reasons.end()) {
-        reasons.push_back(why);
-        out.lacking.push_back({c.family, c.label(k), why, missing.front().path, 0, 0, index});
-      }
-      return;
-    }
+    if (const auto missing = workloads::missing_stack_features(w); !missing.empty())
+      return broken(out.lacking, k, missing.front().path + " " + missing.front().message, missing.front().path);
     try {
       workloads::validate(w);
     } catch (const workloads::WorkloadError& e) {
-      ++out.broken;
-      if (std::find(reasons.begin(), reasons.end(), e.what()) == reasons.end()) {
-        reasons.push_back(e.what());
-        out.invalid.push_back({c.family, c.label(k), e.what(), e.path(), 0, 0, index});
-      }
-      return;
+      return broken(out.invalid, k, e.what(), e.path());
     }
     ++out.estimated;
     tried.push_back({i, model.estimate_if_fits(w)});

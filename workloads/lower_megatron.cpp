@@ -42,8 +42,12 @@ class MegatronLowering final : public LayerLowering {
     gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather};
     per_chunk_ = static_cast<int32_t>(c.w.model.layers / (c.w.parallel.pipeline.stages * c.w.parallel.pipeline.chunks));
     if (zero3_) {
+      dense_params_ = params(false);
       dense_calls_ = make_calls(false);
-      if (moe.enabled()) moe_calls_ = make_calls(true);
+      if (moe.enabled()) {
+        moe_params_ = params(true);
+        moe_calls_ = make_calls(true);
+      }
     }
   }
 
@@ -246,13 +250,13 @@ class MegatronLowering final : public LayerLowering {
     std::vector<Call> out;
     if (sharding_.gather_unit == GatherUnit::layer) {
       double elements = 0;
-      for (const auto& b : layer_params(moe ? moe_layer_index() : dense_layer_index())) elements += b.params;
-      for (const auto& p : params(moe))
+      for (const auto& b : layer_params(first_layer_of_kind(moe))) elements += b.params;
+      for (const auto& p : params_of(moe))
         if (p.elements < threshold) elements -= p.elements;
       if (elements > 0) out.push_back({Sub::layer, elements, false, gather_name(Sub::layer), scatter_name(Sub::layer)});
       return out;
     }
-    for (const auto& p : params(moe)) {
+    for (const auto& p : params_of(moe)) {
       if (p.elements < threshold) continue;
       if (!sharding_.synchronize_per_gather && !out.empty() && out.back().sub == p.sub)
         out.back().elements += p.elements;
@@ -261,16 +265,13 @@ class MegatronLowering final : public LayerLowering {
     }
     return out;
   }
-  int32_t dense_layer_index() const {
+  // The first layer that is (or is not) a MoE layer: every such layer has the same parameters.
+  int32_t first_layer_of_kind(bool moe) const {
     for (int32_t l = 0; l < static_cast<int32_t>(c_.w.model.layers); ++l)
-      if (!c_.w.model.is_moe_layer(l)) return l;
+      if (c_.w.model.is_moe_layer(l) == moe) return l;
     return 0;
   }
-  int32_t moe_layer_index() const {
-    for (int32_t l = 0; l < static_cast<int32_t>(c_.w.model.layers); ++l)
-      if (c_.w.model.is_moe_layer(l)) return l;
-    return 0;
-  }
+  const std::vector<Param>& params_of(bool moe) const { return moe ? moe_params_ : dense_params_; }
   const std::vector<Call>& calls_of(int32_t layer) const {
     return c_.w.model.is_moe_layer(layer) ? moe_calls_ : dense_calls_;
   }
@@ -307,7 +308,7 @@ class MegatronLowering final : public LayerLowering {
     if (!zero3_ || sharding_.gather_unit == GatherUnit::layer) return;
     const bool moe = c_.w.model.is_moe_layer(layer);
     const double bucket = c_.w.framework.gradient_bucket_bytes;
-    auto ps = params(moe);
+    const auto& ps = params_of(moe);
     for (auto it = ps.rbegin(); it != ps.rend(); ++it) {  // backward order
       if (it->sub != sub) continue;
       auto& b = it->expert ? expert_bucket_ : dense_bucket_;
@@ -528,9 +529,10 @@ class MegatronLowering final : public LayerLowering {
   int64_t h_, f_, a_, S_, V_, T_, t_;
   bool sp_, zero3_;
   ShardingMechanism sharding_;
-  int ahead_ = 0;           // gather calls issued ahead of the one a computation waits for
-  int32_t per_chunk_ = 1;   // layers per model chunk: a backward pass ends at a multiple of it
-  bool gathering_ = false;  // whether the pass being lowered gathers weights
+  int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for
+  int32_t per_chunk_ = 1;                         // layers per model chunk: a backward pass ends at a multiple of it
+  bool gathering_ = false;                        // whether the pass being lowered gathers weights
+  std::vector<Param> dense_params_, moe_params_;  // params(), made once (ZeRO-3 only)
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;
   int64_t experts_local_ = 0, per_expert_ = 0;
