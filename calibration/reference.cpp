@@ -17,9 +17,9 @@ namespace {
 
 const char* kFormatDoc = "results/reference/README.md";
 
-constexpr std::array<Metric, 7> kMetrics = {Metric::percent_of_peak, Metric::iteration_s,     Metric::tflops_per_gpu,
-                                            Metric::pflops,          Metric::sequences_per_s, Metric::pipeline_phase_s,
-                                            Metric::speedup};
+constexpr std::array<Metric, 8> kMetrics = {Metric::percent_of_peak,      Metric::iteration_s, Metric::tflops_per_gpu,
+                                            Metric::model_tflops_per_gpu, Metric::pflops,      Metric::sequences_per_s,
+                                            Metric::pipeline_phase_s,     Metric::speedup};
 
 bool is_machine_file(const std::string& ref) {
   return ref.find('/') != std::string::npos || (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json");
@@ -47,6 +47,8 @@ const char* to_string(Metric m) {
       return "iteration_s";
     case Metric::tflops_per_gpu:
       return "tflops_per_gpu";
+    case Metric::model_tflops_per_gpu:
+      return "model_tflops_per_gpu";
     case Metric::pflops:
       return "pflops";
     case Metric::sequences_per_s:

@@ -10,7 +10,16 @@
 namespace paratwin::calibration {
 
 // What a suite's `published` values measure; see results/reference/README.md for how each is predicted.
-enum class Metric { percent_of_peak, iteration_s, tflops_per_gpu, pflops, sequences_per_s, pipeline_phase_s, speedup };
+enum class Metric {
+  percent_of_peak,
+  iteration_s,
+  tflops_per_gpu,
+  model_tflops_per_gpu,
+  pflops,
+  sequences_per_s,
+  pipeline_phase_s,
+  speedup
+};
 const char* to_string(Metric m);
 
 struct ReferenceCollective {

@@ -48,7 +48,8 @@ double collective_seconds(const calibration::ReferenceCollective& c, const topol
 // A workload metric from either model's prediction of one iteration. The seeds' FLOP rates are seed 003
 // eq. (3)'s, which counts full recomputation as a fourth forward pass (seed 003 §5.1: "8TP/nX"), and
 // every published run of those suites recomputed fully: they are hardware FLOPs, and are compared with
-// the prediction's hardware FLOPs (results/reference/README.md, Metrics).
+// the prediction's hardware FLOPs (results/reference/README.md, Metrics). Sources that publish model FLOPs
+// (MFU: Megatron-LM's num_floating_point_operations, PaLM's 6N + 12·l·h·s) are compared with the model's.
 double metric_value(Metric metric, const Prediction& p, const workloads::Workload& w) {
   switch (metric) {
     case Metric::percent_of_peak:
@@ -57,6 +58,8 @@ double metric_value(Metric metric, const Prediction& p, const workloads::Workloa
       return p.iteration_seconds;
     case Metric::tflops_per_gpu:
       return p.hardware_tflops_per_device;
+    case Metric::model_tflops_per_gpu:
+      return p.model_tflops_per_device;
     case Metric::pflops:
       return p.hardware_tflops_per_device * static_cast<double>(w.total_ranks()) / 1e3;
     case Metric::sequences_per_s:

@@ -57,6 +57,9 @@ void fit_optimizations(Workload& w) {
   o.duplicate_token_dropping = o.duplicate_token_dropping && w.model.moe.enabled() && t.degree() > 1;
   o.comm_aware_checkpointing =
       o.comm_aware_checkpointing && w.model.moe.enabled() && w.training.checkpointing == Checkpointing::full;
+  o.overlap_param_gather =
+      o.overlap_param_gather && (w.parallel.zero_stage == 1 || w.parallel.zero_stage == 2) && w.batch_replicas() > 1;
+  o.overlap_tensor_comm = o.overlap_tensor_comm && tensor_comm_overlap_fits(w);
 }
 
 // The memory-for-time variants of a configuration whose parallelism is set in `w`, expected fastest

@@ -144,6 +144,8 @@ class MechanismReader {
     x.selective_recompute = r.boolean("selective_recompute", x.selective_recompute);
     x.flash_attention = r.boolean("flash_attention", x.flash_attention);
     x.moe = r.boolean("moe", x.moe);
+    x.param_gather_overlap = r.boolean("param_gather_overlap", x.param_gather_overlap);
+    x.tensor_comm_overlap = r.boolean("tensor_comm_overlap", x.tensor_comm_overlap);
     r.finish();
   }
 
@@ -251,7 +253,9 @@ nlohmann::json to_json(const Framework& f) {
             {"sequence_parallel", x.sequence_parallel},
             {"selective_recompute", x.selective_recompute},
             {"flash_attention", x.flash_attention},
-            {"moe", x.moe}}}};
+            {"moe", x.moe},
+            {"param_gather_overlap", x.param_gather_overlap},
+            {"tensor_comm_overlap", x.tensor_comm_overlap}}}};
 }
 
 nlohmann::json to_workload_json(const Framework& f) {

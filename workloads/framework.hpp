@@ -72,6 +72,8 @@ struct StackFeatures {
   bool selective_recompute = true;
   bool flash_attention = true;
   bool moe = true;
+  bool param_gather_overlap = true;  // optimizations.overlap_param_gather (Megatron-Core --overlap-param-gather)
+  bool tensor_comm_overlap = true;   // optimizations.overlap_tensor_comm (Megatron-Core --tp-comm-overlap)
 };
 
 struct Framework {

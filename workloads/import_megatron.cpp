@@ -658,6 +658,17 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   // The asynchronous tensor-parallel all-reduce came to Megatron-LM late in 2021 (after the SC21 runs).
   const bool overlap_tp = tp > 1 && !profile_2021 && !r.has("--no-async-tensor-model-parallel-allreduce");
   const bool scatter_gather = tp > 1 && pp > 1 && !r.has("--no-scatter-gather-tensors-in-pipeline");
+  bool overlap_params = r.has("--overlap-param-gather");
+  if (overlap_params && (!r.has("--use-distributed-optimizer") || !replicas)) {
+    overlap_params = false;
+    assumed.push_back(!replicas ? "no data parallelism: the parameter all-gather overlap has nothing to gather"
+                                : "--overlap-param-gather without --use-distributed-optimizer has no effect");
+  }
+  bool overlap_tensor = r.has("--tp-comm-overlap");
+  if (overlap_tensor && (tp == 1 || !sequence_parallel)) {
+    overlap_tensor = false;
+    assumed.push_back("--tp-comm-overlap without tensor and sequence parallelism has no effect");
+  }
 
   // The workload file, in the order of the format's README.
   nlohmann::ordered_json doc;
@@ -697,6 +708,8 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (overlap_tp) opt["overlap_all_reduce"] = true;
   if (overlap_grads) opt["overlap_gradient_sync"] = true;
   if (scatter_gather) opt["scatter_gather"] = true;
+  if (overlap_params) opt["overlap_param_gather"] = true;
+  if (overlap_tensor) opt["overlap_tensor_comm"] = true;
   // Megatron-LM numbers ranks tensor first, then expert and data, pipeline last (order tp-cp-ep-dp-pp);
   // --use-tp-pp-dp-mapping puts the pipeline before data.
   std::vector<std::string> order;
@@ -771,6 +784,8 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--sequence-parallel", "parallelism.sequence_parallel"},
       {"--use-distributed-optimizer", "parallelism.data.zero 1"},
       {"--overlap-grad-reduce, --DDP-impl torch", "optimizations.overlap_gradient_sync"},
+      {"--overlap-param-gather (with --use-distributed-optimizer)", "optimizations.overlap_param_gather"},
+      {"--tp-comm-overlap (with --sequence-parallel)", "optimizations.overlap_tensor_comm"},
       {"--no-async-tensor-model-parallel-allreduce", "optimizations.overlap_all_reduce off"},
       {"--no-scatter-gather-tensors-in-pipeline", "optimizations.scatter_gather off"},
       {"--use-tp-pp-dp-mapping", "placement.order tensor, pipe, data"},

@@ -43,6 +43,7 @@ class StageLowering {
   }
 
   void run() {
+    plan_param_gathers();
     // The last backward of each chunk: where its gradients are final.
     std::vector<size_t> last_backward(static_cast<size_t>(v_), 0);
     for (size_t i = 0; i < slots_.size(); ++i)
@@ -142,6 +143,7 @@ class StageLowering {
     if (first_virtual(s.chunk)) {
       engine_instruction("engine.forward");
       e_.layer = kLayerEmbedding;
+      wait_for_params(s, kLayerEmbedding);
       layers_.embedding_forward(e_);
     } else {
       e_.layer = first_layer(s.chunk);
@@ -152,11 +154,13 @@ class StageLowering {
     layers_.begin_pass(first, last);
     for (int32_t l = first; l <= last; ++l) {
       e_.layer = l;
+      wait_for_params(s, l);
       layers_.forward(e_, l);
     }
     memory_event(OpKind::alloc, s.chunk);
     if (last_virtual(s.chunk)) {
       e_.layer = kLayerLogits;
+      wait_for_params(s, kLayerLogits);
       layers_.logits_forward(e_);
     } else {
       message(OpKind::send, false, vs + 1, vs + 1);
@@ -235,12 +239,71 @@ class StageLowering {
     return out;
   }
 
-  void begin_reduction(int32_t chunk) {
+  double bucket_cap(int32_t chunk) const {
     const auto& f = c_.w.framework;
-    double cap = f.gradient_bucket_bytes;
-    if (f.gradient_buckets_first_stage_only && (role_.stage > 0 || chunk > 0)) cap = HUGE_VAL;
-    buckets_ = detail::gradient_buckets(gradient_blocks(chunk), cap);
+    if (f.gradient_buckets_first_stage_only && (role_.stage > 0 || chunk > 0)) return HUGE_VAL;
+    return f.gradient_bucket_bytes;
+  }
+
+  void begin_reduction(int32_t chunk) {
+    buckets_ = detail::gradient_buckets(gradient_blocks(chunk), bucket_cap(chunk));
     next_bucket_ = 0;
+  }
+
+  // optimizations.overlap_param_gather, Megatron-Core's --overlap-param-gather: the distributed
+  // optimizer's all-gathers of the updated parameters move from the end of the optimizer step into
+  // the next iteration's first forward, bucket by bucket (the gradient buckets, in forward order,
+  // chunk after chunk). The first is dispatched when the iteration starts (zero_grad); each forward
+  // pre-hook waits for the bucket holding its module's parameters and then dispatches the next one,
+  // only one, so that communication kernels do not block the compute stream's (core_v0.8.0
+  // megatron/core/optimizer/distrib_optimizer.py l.1330-1337 and 1455-1475; core_v0.9.0
+  // distributed_data_parallel.py l.191-198 and 307-336, param_and_grad_buffer.py finish_param_sync).
+  // The steady state of consecutive iterations is what one iteration's program holds.
+  bool param_gathers_overlapped() const {
+    const auto zero = c_.w.parallel.zero_stage;
+    return c_.w.opt.overlap_param_gather && (zero == 1 || zero == 2);
+  }
+
+  void plan_param_gathers() {
+    if (!param_gathers_overlapped()) return;
+    // The parameter buffer is bucketed as the gradient buffer (the same parameters; Megatron-Core's
+    // bucket_size counts parameters): each bucket's gradient bytes rescaled to the parameters' dtype.
+    const double per_grad = bytes_of(c_.w.training.gradient_reduce());
+    for (int32_t chunk = 0; chunk < v_; ++chunk) {
+      const auto buckets = detail::gradient_buckets(gradient_blocks(chunk), bucket_cap(chunk));
+      for (auto b = buckets.rbegin(); b != buckets.rend(); ++b)
+        gathers_.push_back({chunk, b->ready_layer, b->bytes * c_.e / per_grad, b->expert, kNoOp, false});
+    }
+    if (!gathers_.empty()) dispatch_gather(0, {});
+  }
+
+  void dispatch_gather(size_t i, std::vector<uint32_t> deps) {
+    auto& g = gathers_[i];
+    const Phase phase = e_.phase;
+    const int32_t layer = e_.layer;
+    // Once per iteration, whichever forward waits for it: counted with the optimizer step it completes
+    // (not per micro-batch).
+    e_.phase = Phase::optimizer;
+    e_.layer = g.layer;
+    std::erase(deps, kNoOp);
+    g.id = e_.async(OpKind::all_gather, Stream::data, g.expert ? c_.dp_expert : c_.dp_dense, g.bytes,
+                    "params.all_gather", deps);
+    if (g.id != kNoOp) role_.ops[g.id].expert_params = g.expert;
+    g.dispatched = true;
+    e_.phase = phase;
+    e_.layer = layer;
+  }
+
+  // The forward pre-hook of `layer` in the chunk's first micro-batch.
+  void wait_for_params(const Slot& s, int32_t layer) {
+    for (; next_gather_ < gathers_.size() && gathers_[next_gather_].chunk == s.chunk &&
+           gathers_[next_gather_].layer == layer;
+         ++next_gather_) {
+      if (!gathers_[next_gather_].dispatched) dispatch_gather(next_gather_, {});
+      const uint32_t id = gathers_[next_gather_].id;
+      e_.wait(id);
+      if (next_gather_ + 1 < gathers_.size()) dispatch_gather(next_gather_ + 1, {id});
+    }
   }
 
   // Launches the buckets that the backward of `layer` completed (kNone: every one left). Each bucket
@@ -309,7 +372,7 @@ class StageLowering {
     } else {
       e_.compute(OpKind::optimizer, "adam", traffic, kAdamFlopsPerParam * shard);
     }
-    if (zero == 1 || zero == 2) {
+    if ((zero == 1 || zero == 2) && !param_gathers_overlapped()) {
       e_.phase = Phase::optimizer;
       for (int32_t chunk = 0; chunk < v_; ++chunk)
         for (const auto& [layer, block] : chunk_params(chunk)) {
@@ -331,6 +394,15 @@ class StageLowering {
   std::vector<detail::GradientBucket> buckets_;
   size_t next_bucket_ = 0;
   bool reducing_ = false;
+  struct ParamGather {
+    int32_t chunk, layer;  // the forward pre-hook that waits for it
+    double bytes;          // per rank, gathered (the bucket's parameters in the training dtype)
+    bool expert;
+    uint32_t id;
+    bool dispatched;
+  };
+  std::vector<ParamGather> gathers_;  // in the order the forward needs them
+  size_t next_gather_ = 0;
 };
 
 MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const Role& role, int32_t first_layer,

@@ -362,6 +362,47 @@ class MegatronLowering final : public LayerLowering {
   void sequence_gather(Emitter& e, bool comm, const char* name) {
     if (sp_ && comm) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), name);
   }
+  // optimizations.overlap_tensor_comm, Megatron-Core's --tp-comm-overlap: Transformer Engine's
+  // userbuffers overlap (v1.8 transformer_engine/pytorch/module/base.py initialize_ub: l.100-102 the
+  // methods, l.229-231 the splits) pipelines sequence parallelism's collectives with the GEMM beside
+  // them. Not modelled: the 16 SMs a pipelined reduce-scatter's kernels take from its GEMM, and the
+  // copy-engine traffic of the ring exchange competing with the GEMM for memory bandwidth.
+  bool tensor_overlap(bool comm) const { return comm && sp_ && c_.w.opt.overlap_tensor_comm; }
+  // All-gather + GEMM ("ring_exchange": qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad): the GEMM runs in
+  // t chunks of rows, each on the shard the ring has delivered; the last waits for the whole gather.
+  // `sub`'s sharded weights (ZeRO-3) are fetched after the activation's gather is issued.
+  void gathered_gemm(Emitter& e, bool comm, const char* gather_name, int32_t layer, Sub sub, const char* gemm_name,
+                     int64_t n, int64_t k) {
+    if (!tensor_overlap(comm)) {
+      sequence_gather(e, comm, gather_name);
+      fetch(e, layer, sub);
+      e.gemm(gemm_name, T_, n, k);
+      return;
+    }
+    const uint32_t gather =
+        e.async(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), gather_name, {e.last_compute()});
+    fetch(e, layer, sub);
+    for (int64_t i = 0; i + 1 < t_; ++i) e.gemm(gemm_name, T_ / t_, n, k);
+    e.wait(gather);
+    e.gemm(gemm_name, T_ / t_, n, k);
+  }
+  // GEMM + reduce-scatter ("pipeline": proj_fprop, fc2_fprop): the GEMM in num_splits chunks of rows,
+  // each chunk's reduce-scatter launched as it is done, overlapping the next chunk.
+  void scattered_gemm(Emitter& e, bool comm, const char* gemm_name, int64_t n, int64_t k, const char* ar_name,
+                      const char* rs_name) {
+    if (!tensor_overlap(comm)) {
+      e.gemm(gemm_name, T_, n, k);
+      output_reduce(e, comm, ar_name, rs_name);
+      return;
+    }
+    std::vector<uint32_t> scatters;
+    for (int64_t i = 0; i < kTensorCommPipelineSplits; ++i) {
+      e.gemm(gemm_name, T_ / kTensorCommPipelineSplits, n, k);
+      scatters.push_back(e.async(OpKind::reduce_scatter, Stream::tensor, c_.tensor,
+                                 activation_bytes() / kTensorCommPipelineSplits, rs_name, {e.last_compute()}));
+    }
+    for (const uint32_t id : scatters) e.wait(id);
+  }
   // Sequence parallelism keeps only its shard of a column-parallel linear's input (the layer norm's
   // output) for backward: Megatron-LM gathers it again for the weight-gradient GEMM, asynchronously,
   // while the input-gradient GEMM runs (LinearWithGradAccumulationAndAsyncCommunication.backward in
@@ -384,21 +425,16 @@ class MegatronLowering final : public LayerLowering {
   void attention_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln1);
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
-    sequence_gather(e, comm, "ln1.all_gather");
-    fetch(e, layer, Sub::qkv);
-    e.gemm("qkv", T_, 3 * h_ / t_, h_);
+    gathered_gemm(e, comm, "ln1.all_gather", layer, Sub::qkv, "qkv", 3 * h_ / t_, h_);
     attention_core(e, T_, a_ / t_, h_ / a_, S_);
     fetch(e, layer, Sub::proj);
-    e.gemm("proj", T_, h_, h_ / t_);
-    output_reduce(e, comm, "proj.all_reduce", "proj.reduce_scatter");
+    scattered_gemm(e, comm, "proj", h_, h_ / t_, "proj.all_reduce", "proj.reduce_scatter");
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
   }
 
   void attention_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
-    sequence_gather(e, true, "proj.bwd.all_gather");
-    fetch(e, layer, Sub::proj);
-    e.gemm("proj.dgrad", T_, h_ / t_, h_);
+    gathered_gemm(e, true, "proj.bwd.all_gather", layer, Sub::proj, "proj.dgrad", h_ / t_, h_);
     e.gemm("proj.wgrad", h_ / t_, h_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::proj);
     attention_core_backward(e, T_, a_ / t_, h_ / a_, S_);
@@ -418,22 +454,17 @@ class MegatronLowering final : public LayerLowering {
   void mlp_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln2);
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
-    sequence_gather(e, comm, "ln2.all_gather");
-    fetch(e, layer, Sub::fc1);
-    e.gemm("fc1", T_, f_ / t_, h_);
+    gathered_gemm(e, comm, "ln2.all_gather", layer, Sub::fc1, "fc1", f_ / t_, h_);
     const double act = static_cast<double>(T_ * (f_ / t_));
     e.elementwise("gelu", 2 * act * c_.e, 8 * act);
     fetch(e, layer, Sub::fc2);
-    e.gemm("fc2", T_, h_, f_ / t_);
-    output_reduce(e, comm, "fc2.all_reduce", "fc2.reduce_scatter");
+    scattered_gemm(e, comm, "fc2", h_, f_ / t_, "fc2.all_reduce", "fc2.reduce_scatter");
     e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
   }
 
   void mlp_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual2.bwd", 3 * rows() * c_.e, 2 * rows());
-    sequence_gather(e, true, "fc2.bwd.all_gather");
-    fetch(e, layer, Sub::fc2);
-    e.gemm("fc2.dgrad", T_, f_ / t_, h_);
+    gathered_gemm(e, true, "fc2.bwd.all_gather", layer, Sub::fc2, "fc2.dgrad", f_ / t_, h_);
     e.gemm("fc2.wgrad", f_ / t_, h_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::fc2);
     const double act = static_cast<double>(T_ * (f_ / t_));

@@ -46,7 +46,14 @@ constexpr double kBytesPerOp = 300;
 
 ProgramSize estimate_program_size(const Workload& w) {
   const auto& pp = w.parallel.pipeline;
-  const PerMode k = per_mode(w);
+  PerMode k = per_mode(w);
+  // Without recomputation a layer has a forward and a backward pass, not three: at most 0.65 of the ops
+  // (the backward holds most of them).
+  if (w.training.checkpointing == Checkpointing::none) k.layer_pass *= 0.65;
+  // optimizations.overlap_tensor_comm splits four GEMMs of each forward (and recomputed forward) into
+  // tensor-size or 4 chunks, with a reduce-scatter per 4th chunk, and two of each backward into
+  // tensor-size chunks: at most 6·(t − 1) + 24 more ops per layer pass.
+  if (w.opt.overlap_tensor_comm) k.layer_pass += 6 * static_cast<double>(w.parallel.tensor.size - 1) + 24;
   const double m = static_cast<double>(w.micro_batches());
   const double layers = static_cast<double>(w.model.layers);
   const double chunks = static_cast<double>(pp.stages) * static_cast<double>(pp.chunks);
@@ -60,7 +67,8 @@ ProgramSize estimate_program_size(const Workload& w) {
   if (w.framework.gradient_bucket_bytes > 0) {
     const double element = std::max(bytes_of(w.training.dtype), bytes_of(w.training.gradient_reduce()));
     const double buckets = element * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
-    s.bucket_ops = (w.parallel.zero_stage == 2 ? m : 1) * buckets;
+    // optimizations.overlap_param_gather all-gathers the parameters in the same buckets.
+    s.bucket_ops = ((w.parallel.zero_stage == 2 ? m : 1) + (w.opt.overlap_param_gather ? 1 : 0)) * buckets;
     s.ops += s.bucket_ops;
   }
   s.bytes = s.ops * kBytesPerOp;

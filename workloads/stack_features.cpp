@@ -49,6 +49,14 @@ std::vector<MissingFeature> missing_stack_features(const Workload& w) {
   if (w.model.moe.enabled() && !x.moe)
     out.push_back({"model.moe", "experts = " + std::to_string(w.model.moe.experts) + ": " + stack +
                                     " has no mixture-of-experts layers"});
+  if (w.opt.overlap_param_gather && !x.param_gather_overlap)
+    out.push_back({"optimizations.overlap_param_gather",
+                   "= true: " + stack +
+                       " all-gathers the updated parameters after the optimizer step, not during the "
+                       "next forward"});
+  if (w.opt.overlap_tensor_comm && !x.tensor_comm_overlap)
+    out.push_back({"optimizations.overlap_tensor_comm",
+                   "= true: " + stack + " does not pipeline tensor-parallel collectives with GEMMs"});
   return out;
 }
 

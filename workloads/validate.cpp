@@ -172,6 +172,21 @@ void validate_optimizations(const Workload& w) {
   require(!o.scatter_gather || (t.mode == TensorMode::megatron && t.size > 1 && w.parallel.pipeline.stages > 1),
           "optimizations.scatter_gather",
           "needs megatron tensor parallelism (size > 1) and more than one pipeline stage");
+  require(!o.overlap_param_gather || w.parallel.zero_stage == 1 || w.parallel.zero_stage == 2,
+          "optimizations.overlap_param_gather",
+          "overlaps the all-gather of the updated parameter shards (ZeRO stage 1 or 2) with the next forward; "
+          "parallelism.data.zero is " +
+              std::to_string(w.parallel.zero_stage));
+  require(!o.overlap_param_gather || w.batch_replicas() > 1, "optimizations.overlap_param_gather",
+          "has no effect without data parallelism");
+  require(!o.overlap_tensor_comm || (t.mode == TensorMode::megatron && t.size > 1 && w.parallel.sequence_parallel),
+          "optimizations.overlap_tensor_comm",
+          "pipelines sequence parallelism's all-gathers and reduce-scatters with their GEMMs: it needs megatron "
+          "tensor parallelism (size > 1) with parallelism.sequence_parallel");
+  require(!o.overlap_tensor_comm || tensor_comm_overlap_fits(w), "optimizations.overlap_tensor_comm",
+          "splits each GEMM into tensor-size and 4 chunks of rows: the micro-batch's tokens (seq_len x micro_batch = " +
+              std::to_string(w.model.seq_len * w.training.micro_batch) + ") must be a multiple of both " +
+              std::to_string(t.size) + " and 4");
 }
 
 std::string gigabytes(double bytes) {

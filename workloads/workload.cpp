@@ -88,6 +88,13 @@ int64_t Workload::micro_batches() const {
   return training.global_batch / (batch_replicas() * training.micro_batch);
 }
 
+bool tensor_comm_overlap_fits(const Workload& w) {
+  const auto& t = w.parallel.tensor;
+  const int64_t tokens = w.model.seq_len * w.training.micro_batch;
+  return t.mode == TensorMode::megatron && t.size > 1 && w.parallel.sequence_parallel && tokens % t.size == 0 &&
+         tokens % kTensorCommPipelineSplits == 0;
+}
+
 nlohmann::json to_json(const Workload& w) {
   nlohmann::json j;
   j["name"] = w.name;
@@ -137,7 +144,9 @@ nlohmann::json to_json(const Workload& w) {
                         {"cache_all_gather", w.opt.cache_all_gather},
                         {"duplicate_token_dropping", w.opt.duplicate_token_dropping},
                         {"comm_aware_checkpointing", w.opt.comm_aware_checkpointing},
-                        {"scatter_gather", w.opt.scatter_gather}};
+                        {"scatter_gather", w.opt.scatter_gather},
+                        {"overlap_param_gather", w.opt.overlap_param_gather},
+                        {"overlap_tensor_comm", w.opt.overlap_tensor_comm}};
   j["placement"] = {{"devices_per_node", w.placement.devices_per_node}};
   if (!w.placement.order.empty()) j["placement"]["order"] = w.placement.order;
   for (const auto& [axis, extent] : w.placement.tile) j["placement"]["tile"][axis] = extent;

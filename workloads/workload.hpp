@@ -110,6 +110,8 @@ struct Optimizations {
   bool duplicate_token_dropping = false;  // DTD
   bool comm_aware_checkpointing = false;  // CAC
   bool scatter_gather = false;            // Megatron p2p scatter/gather
+  bool overlap_param_gather = false;      // ZeRO-1/2 parameter all-gathers overlap the next forward
+  bool overlap_tensor_comm = false;       // sequence-parallel collectives pipelined with their GEMMs
 };
 
 struct Placement {
@@ -136,6 +138,14 @@ struct Workload {
   int64_t batch_replicas() const;
   int64_t micro_batches() const;
 };
+
+// Chunks of rows of a GEMM whose tensor-parallel collective optimizations.overlap_tensor_comm
+// pipelines with it: Transformer Engine's userbuffers overlap (v1.8 transformer_engine/pytorch/module/
+// base.py initialize_ub, l.100-102 and 229-231) runs all-gather + GEMM as a ring exchange of tensor-size
+// steps and GEMM + reduce-scatter as a pipeline of num_splits = 4 chunks.
+constexpr int64_t kTensorCommPipelineSplits = 4;
+// Whether the micro-batch's tokens split into both chunkings (TE asserts the division).
+bool tensor_comm_overlap_fits(const Workload& w);
 
 // Parse and validate; throws WorkloadError naming the JSON path and the broken rule.
 Workload parse_workload(const nlohmann::json& doc, const std::string& source);

@@ -170,6 +170,8 @@ Optimizations read_optimizations(JsonReader r) {
   o.duplicate_token_dropping = r.boolean("duplicate_token_dropping", false);
   o.comm_aware_checkpointing = r.boolean("comm_aware_checkpointing", false);
   o.scatter_gather = r.boolean("scatter_gather", false);
+  o.overlap_param_gather = r.boolean("overlap_param_gather", false);
+  o.overlap_tensor_comm = r.boolean("overlap_tensor_comm", false);
   r.finish();
   return o;
 }

@@ -840,6 +840,37 @@ TEST(WorkloadErrors, OverlapGradientSyncWithoutDataParallelism) {
   EXPECT_TRUE(rejects(d, "optimizations.overlap_gradient_sync", "has no effect without data parallelism"));
 }
 
+TEST(WorkloadErrors, OverlapParamGatherNeedsShardedOptimizerAndReplicas) {
+  json d = base();
+  d["optimizations"]["overlap_param_gather"] = true;
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_param_gather", "parallelism.data.zero is 0"));
+  d["parallelism"]["data"] = {{"size", 1}, {"zero", 1}};
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_param_gather", "has no effect without data parallelism"));
+}
+
+TEST(WorkloadErrors, OverlapTensorCommNeedsSequenceParallelismAndDivisibleTokens) {
+  json d = base();
+  d["optimizations"]["overlap_tensor_comm"] = true;
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_tensor_comm", "with parallelism.sequence_parallel"));
+  d["parallelism"]["sequence_parallel"] = true;
+  d["model"]["seq_len"] = 130;  // 130 tokens split into 2 tensor shards but not 4 pipeline chunks
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_tensor_comm", "(seq_len x micro_batch = 130) must be a multiple"));
+}
+
+TEST(WorkloadErrors, OverlapsTheStackLacks) {
+  json d = base();
+  d["parallelism"]["data"]["zero"] = 1;
+  d["parallelism"]["sequence_parallel"] = true;
+  d["optimizations"]["overlap_param_gather"] = true;
+  d["framework"] = {{"profile", "megatron-lm-2022"}};
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_param_gather", "framework \"megatron-lm-2022\" all-gathers"));
+  d["optimizations"] = {{"overlap_tensor_comm", true}};
+  EXPECT_TRUE(rejects(d, "optimizations.overlap_tensor_comm", "does not pipeline tensor-parallel collectives"));
+  d["framework"] = {{"profile", "megatron-core"}};
+  d["optimizations"]["overlap_param_gather"] = true;
+  EXPECT_NO_THROW(parse_workload(d, ""));
+}
+
 TEST(WorkloadErrors, ScatterGatherWithoutPipeline) {
   json d = base();
   d["parallelism"]["pipeline"] = {{"stages", 1}};
