@@ -7,50 +7,17 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "sim/analytical_model.hpp"
-#include "sim/engine.hpp"
-#include "tests/topology/simgrid_child.hpp"
-#include "topology/topology.hpp"
-#include "workloads/lower.hpp"
+#include "tests/sim/collective_timing.hpp"
 
 namespace pw = paratwin::workloads;
-namespace ps = paratwin::sim;
-namespace pt = paratwin::topology;
 
 namespace {
 
-// Iteration time, and the data-parallel all-reduce's time and exposed part per rank.
-struct Timing {
-  double iteration = 0, total = 0, exposed = 0;
-};
+using paratwin::test::CollectiveTiming;
 
-Timing simulated(const pw::Workload& w) {
-  const auto program = pw::lower(w);
-  const auto out = paratwin::test::run_simulation([&] {
-    const pt::Topology topology(pt::resolve_machine("perlmutter").slice(1));
-    const auto r = ps::simulate(program, topology, {});
-    double total = 0, exposed = 0;
-    for (const auto& c : r.collectives)
-      if (c.kind == pw::OpKind::all_reduce && c.group == program.grid.mask("data")) {
-        total += c.seconds;
-        exposed += c.exposed;
-      }
-    return std::vector<double>{r.iteration_time, total, exposed};
-  });
-  if (out.size() != 3) return {-1, -1, -1};
-  return {out[0], out[1], out[2]};
-}
-
-Timing analytical(const pw::Workload& w) {
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(1));
-  const auto e = ps::estimate(w, topology);
-  Timing t{e.iteration, 0, 0};
-  for (const auto& c : e.collectives)
-    if (c.kind == pw::OpKind::all_reduce && c.group == "data") {
-      t.total += c.seconds;
-      t.exposed += c.exposed;
-    }
-  return t;
+// The iteration and the data-parallel all-reduce, on one Perlmutter node.
+CollectiveTiming timing(bool simgrid, const pw::Workload& w) {
+  return paratwin::test::collective_timing(simgrid, w, pw::OpKind::all_reduce, "data", 1);
 }
 
 // 8 layers on the 4 GPUs of a Perlmutter node, pure data parallelism, 4 micro-batches per replica.
@@ -78,10 +45,8 @@ pw::Workload pipeline(const nlohmann::json& engine) {
 
 TEST(GradientSyncTime, OverlapHidesMostOfTheBucketedAllReduce) {
   for (const bool simgrid : {false, true}) {
-    const auto time = [&](bool overlap) {
-      return simgrid ? simulated(data_parallel(overlap)) : analytical(data_parallel(overlap));
-    };
-    const Timing off = time(false), on = time(true);
+    const auto time = [&](bool overlap) { return timing(simgrid, data_parallel(overlap)); };
+    const CollectiveTiming off = time(false), on = time(true);
     std::printf(
         "%s: without overlap %.4g s (all-reduce %.4g s, exposed %.4g s); with %.4g s (%.4g s, exposed %.4g s)\n",
         simgrid ? "simgrid" : "analytical", off.iteration, off.total, off.exposed, on.iteration, on.total, on.exposed);
@@ -97,9 +62,7 @@ TEST(GradientSyncTime, OverlapHidesMostOfTheBucketedAllReduce) {
 TEST(PipelineEngineTime, SynchronousSendsAndHostWorkSlowThePipeline) {
   const double o = 2e-3;  // host seconds per engine instruction
   for (const bool simgrid : {false, true}) {
-    const auto time = [&](const nlohmann::json& engine) {
-      return simgrid ? simulated(pipeline(engine)).iteration : analytical(pipeline(engine)).iteration;
-    };
+    const auto time = [&](const nlohmann::json& engine) { return timing(simgrid, pipeline(engine)).iteration; };
     const double base = time(nlohmann::json::object());
     const double sync = time({{"synchronous_p2p", true}});
     const double host = time({{"micro_batch_overhead_s", o}});

@@ -8,51 +8,15 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "sim/analytical_model.hpp"
-#include "sim/engine.hpp"
-#include "tests/topology/simgrid_child.hpp"
-#include "topology/topology.hpp"
+#include "tests/sim/collective_timing.hpp"
 #include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
-namespace ps = paratwin::sim;
-namespace pt = paratwin::topology;
 
 namespace {
 
-// Iteration time, and one kind of collective over one group: its time and exposed part per rank.
-struct Timing {
-  double iteration = 0, total = 0, exposed = 0;
-};
-
-Timing simulated(const pw::Workload& w, pw::OpKind kind, const char* group, int nodes) {
-  const auto program = pw::lower(w);
-  const auto out = paratwin::test::run_simulation([&] {
-    const pt::Topology topology(pt::resolve_machine("perlmutter").slice(nodes));
-    const auto r = ps::simulate(program, topology, {});
-    double total = 0, exposed = 0;
-    for (const auto& c : r.collectives)
-      if (c.kind == kind && c.group == program.grid.mask(group)) {
-        total += c.seconds;
-        exposed += c.exposed;
-      }
-    return std::vector<double>{r.iteration_time, total, exposed};
-  });
-  if (out.size() != 3) return {-1, -1, -1};
-  return {out[0], out[1], out[2]};
-}
-
-Timing analytical(const pw::Workload& w, pw::OpKind kind, const char* group, int nodes) {
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(nodes));
-  const auto e = ps::estimate(w, topology);
-  Timing t{e.iteration, 0, 0};
-  for (const auto& c : e.collectives)
-    if (c.kind == kind && c.group == group) {
-      t.total += c.seconds;
-      t.exposed += c.exposed;
-    }
-  return t;
-}
+using paratwin::test::collective_timing;
+using paratwin::test::CollectiveTiming;
 
 // 8 layers on 2 Perlmutter nodes (8 GPUs), data parallelism 8 with the distributed optimizer, one
 // micro-batch per replica: the parameter all-gathers cross the network.
@@ -112,11 +76,9 @@ TEST(ParamGatherOverlap, BucketedGathersRunDuringTheForward) {
   EXPECT_GT(count(off.roles.front(), pw::OpKind::all_gather, pw::Phase::optimizer), 0u);
   for (const bool simgrid : {false, true}) {
     const auto time = [&](bool overlap) {
-      const auto w = sharded_optimizer(overlap);
-      return simgrid ? simulated(w, pw::OpKind::all_gather, "data", 2)
-                     : analytical(w, pw::OpKind::all_gather, "data", 2);
+      return collective_timing(simgrid, sharded_optimizer(overlap), pw::OpKind::all_gather, "data", 2);
     };
-    const Timing a = time(false), b = time(true);
+    const CollectiveTiming a = time(false), b = time(true);
     std::printf(
         "%s: after the step %.4g s (all-gathers %.4g s, exposed %.4g s); overlapped %.4g s (%.4g s, exposed "
         "%.4g s)\n",
@@ -147,13 +109,11 @@ TEST(TensorCommOverlap, SequenceParallelCollectivesPipelineWithTheirGemms) {
   for (const bool simgrid : {false, true}) {
     const auto time = [&](bool overlap) {
       const auto w = sequence_parallel(overlap);
-      const Timing g = simgrid ? simulated(w, pw::OpKind::all_gather, "tensor", 1)
-                               : analytical(w, pw::OpKind::all_gather, "tensor", 1);
-      const Timing s = simgrid ? simulated(w, pw::OpKind::reduce_scatter, "tensor", 1)
-                               : analytical(w, pw::OpKind::reduce_scatter, "tensor", 1);
-      return Timing{g.iteration, g.total + s.total, g.exposed + s.exposed};
+      const CollectiveTiming g = collective_timing(simgrid, w, pw::OpKind::all_gather, "tensor", 1);
+      const CollectiveTiming s = collective_timing(simgrid, w, pw::OpKind::reduce_scatter, "tensor", 1);
+      return CollectiveTiming{g.iteration, g.total + s.total, g.exposed + s.exposed};
     };
-    const Timing x = time(false), y = time(true);
+    const CollectiveTiming x = time(false), y = time(true);
     std::printf(
         "%s: blocking %.4g s (tensor collectives %.4g s, exposed %.4g s); overlapped %.4g s (%.4g s, exposed "
         "%.4g s)\n",
