@@ -4,9 +4,9 @@ set title 'selene-mtnlg: MT-NLG 530B on 2,240 to 3,360 A100 GPUs of Selene with 
 set key top left
 set grid
 $data << EOD
-2240 60.1 60.1 60.1 48.5519
-2800 50.2 50.2 50.2 40.0629
-3360 44.4 44.4 44.4 34.4036
+2240 60.1 60.1 60.1 60.8917
+2800 50.2 50.2 50.2 50.2283
+3360 44.4 44.4 44.4 43.1194
 EOD
 set xlabel 'GPUs'
 set logscale x 2
