@@ -164,6 +164,15 @@ int run(const ExecArgs& a) {
     workloads::LowerOptions lo;
     lo.devices_per_node = machine.devices_per_node();
     program = workloads::lower(w, lo);
+    // Verify mode's single-rank references are a GPT-3 layer's: multi-head attention, a GeLU MLP.
+    if (a.verify && w.parallel.tensor.mode == workloads::TensorMode::megatron && w.parallel.tensor.size > 1) {
+      if (w.model.kv_heads > 0 && w.model.kv_heads != w.model.heads)
+        throw InputError(a.workload + ": model.kv_heads",
+                         "grouped-query attention cannot be checked by --verify (its reference is multi-head)");
+      if (w.model.mlp != workloads::Mlp::gelu)
+        throw InputError(a.workload + ": model.mlp",
+                         "a gated MLP cannot be checked by --verify (its reference is a GeLU MLP)");
+    }
     if (!a.fail_at.empty()) {
       const exec::Fault fault = exec::parse_fault(a.fail_at, program);
       options.fail_rank = fault.rank;

@@ -41,7 +41,18 @@ int64_t nodes_to_simulate(const workloads::Workload& w, const topology::Machine&
   return nodes;
 }
 
+// An fp8 run needs the device's fp8 rate: without one the cost model would time its GEMMs at the bf16
+// rate and call that fp8 (an A100 has no fp8 tensor cores).
+void require_fp8_rate(const workloads::Workload& w, const topology::Machine& machine) {
+  if (w.training.fp8 == workloads::Fp8::none || machine.node.device.peak_flops.count("fp8")) return;
+  throw InputError("--machine",
+                   machine.name + "'s " + machine.node.device.kind +
+                       " has no fp8 rate (node.device.peak_flops.fp8) for the workload's training.fp8 = \"" +
+                       workloads::to_string(w.training.fp8) + "\"");
+}
+
 Prediction simulate(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options) {
+  require_fp8_rate(w, full);
   const int64_t nodes = nodes_to_simulate(w, full, options);
   const auto machine = full.slice(nodes);
   const auto choice = choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
@@ -132,6 +143,7 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
 }
 
 Prediction estimate(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options) {
+  require_fp8_rate(w, machine);
   const std::string library = library_for(machine, options.library);
   sim::AnalyticalOptions analytical;
   analytical.library = library;

@@ -273,6 +273,11 @@ void print_summary(const workloads::Workload& w, const RunSummary& s, const char
   // percentages are of another dtype's peak, and the line says so rather than "of bf16 peak".
   const bool other_peak = !s.peak_dtype.empty() && s.peak_dtype != dtype;
   std::printf("%s", flops_lines(s, other_peak ? s.peak_dtype : dtype).c_str());
+  if (w.training.fp8 != workloads::Fp8::none)
+    std::printf(
+        "  (fp8 GEMMs: the percentages are of the %s peak, as Megatron-LM and Transformer Engine report MFU "
+        "for fp8 runs)\n",
+        (other_peak ? s.peak_dtype : dtype).c_str());
   if (other_peak)
     std::printf("  (%s lists no %s peak: the percentages are of its %s peak; give the machine the run is on, -m)\n",
                 s.machine.c_str(), dtype.c_str(), s.peak_dtype.c_str());

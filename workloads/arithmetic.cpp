@@ -20,16 +20,20 @@ double palm_flops_per_token(double N, double l, double h, double S) {
 
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double qkv = static_cast<double>(m.qkv_outputs()), fc1 = static_cast<double>(m.fc1_outputs());
+  const double norm = static_cast<double>(m.norm_params()), bias = m.bias ? 1.0 : 0.0;
   ParameterCounts c;
-  c.attention = (3 * h * h + 3 * h) + (h * h + h) + 2 * h;
-  c.mlp = (h * f + f) + (f * h + h) + 2 * h;
-  c.expert = (h * f + f) + (f * h + h);
+  c.attention = (h * qkv + bias * qkv) + (h * h + bias * h) + norm;
+  c.expert = (h * fc1 + bias * fc1) + (f * h + bias * h);
+  c.mlp = c.expert + norm;
   c.router = m.moe.enabled() ? h * static_cast<double>(m.moe.experts) : 0.0;
-  c.embeddings = (static_cast<double>(m.vocab) + static_cast<double>(m.seq_len)) * h;
+  const double V = static_cast<double>(m.vocab), S = static_cast<double>(m.seq_len);
+  c.embeddings = V * h * (m.tied_embeddings ? 1.0 : 2.0) + (m.position == Position::learned ? S * h : 0.0) +
+                 (m.final_norm ? norm : 0.0);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = static_cast<double>(m.layers) - moe_layers;
   // An MoE layer keeps its second layer norm and gains a router; its MLP becomes the experts.
-  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp + moe_layers * (2 * h + c.router) +
+  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp + moe_layers * (norm + c.router) +
                   c.embeddings;
   c.expert_total = moe_layers * static_cast<double>(m.moe.experts) * c.expert;
   return c;
@@ -40,11 +44,14 @@ IterationFlops iteration_flops(const Workload& w) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
   const double S = static_cast<double>(m.seq_len);
   const double tokens = static_cast<double>(w.training.global_batch) * S;
-  // Forward of one layer: QKV and the output projection (4h² multiply-adds per token), then Q·Kᵀ and
-  // scores·V over all S keys (2·S·h per token).
+  // Forward of one layer: QKV and the output projection (h·(h + 2·kv·d) + h² multiply-adds per
+  // token, 4h² with multi-head attention), then Q·Kᵀ and scores·V over all S keys (2·S·h per token);
+  // the MLP's fc1 (h·f, or h·2f gated) and fc2 (f·h). The same terms as Megatron-LM's
+  // num_floating_point_operations (megatron/training/training.py, core_r0.8.0: (1 + kv/a + S/h) for
+  // attention, 3/2 for SwiGLU).
   const double core = 4.0 * tokens * S * h;
-  const double attn = 2.0 * tokens * (4.0 * h * h) + core;
-  const double mlp = 2.0 * tokens * (2.0 * h * f);
+  const double attn = 2.0 * tokens * (h * static_cast<double>(m.qkv_outputs()) + h * h) + core;
+  const double mlp = 2.0 * tokens * (h * static_cast<double>(m.fc1_outputs()) + f * h);
   const double layers = static_cast<double>(m.layers);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = layers - moe_layers;
@@ -102,7 +109,8 @@ double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, do
 LayerActivations layer_activations(const Workload& w, bool moe_layer) {
   const auto& m = w.model;
   const auto& t = w.parallel.tensor;
-  const double s = static_cast<double>(m.seq_len), b = static_cast<double>(w.training.micro_batch);
+  // A context-parallel rank holds seq_len/context tokens of each sequence.
+  const double s = static_cast<double>(m.seq_len / w.parallel.context), b = static_cast<double>(w.training.micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
   const double scale = bytes_of(w.training.dtype) / 2.0;  // the model counts 16-bit activations
   const double sbh = s * b * h;
@@ -115,9 +123,26 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
     const double load = m.moe.capacity_factor > 0 ? m.moe.capacity_factor : m.moe.imbalance;
     ratio *= static_cast<double>(m.moe.top_k) * load;
   }
+  // A gated MLP keeps fc1's 2·ffn_hidden outputs (the activation's input) where GeLU keeps ffn_hidden:
+  // 8·sbh more per 4h of ffn_hidden. Grouped-query attention keeps keys and values of kv_heads heads:
+  // of the attention's 11·sbh, K and V are 4·sbh × kv/heads.
+  double mlp = (m.mlp == Mlp::gelu ? 19.0 : 27.0) * ratio, mlp_split = (m.mlp == Mlp::gelu ? 16.0 : 24.0) * ratio;
+  const double kv = static_cast<double>(m.kv_head_count()) / a;
+  double attention = 7.0 + 4.0 * kv, attention_split = 4.0 + 4.0 * kv, replicated = 10.0;
+  if (w.training.fp8 != Fp8::none) {
+    // Transformer Engine keeps an fp8 GEMM's input for its weight gradient as the fp8 cast it made
+    // (v1.8 module/linear.py and layernorm_linear.py save the cast, not the 16-bit tensor): the QKV
+    // and fc1 inputs (the norms' outputs, 2·sbh each, replicated under tensor parallelism), the
+    // projection's input (2·sbh) and fc2's (8·sbh per 4h of ffn_hidden) at one byte each.
+    attention -= 2.0;
+    attention_split -= 1.0;
+    replicated -= 2.0;
+    mlp -= 5.0 * ratio;
+    mlp_split -= 4.0 * ratio;
+  }
   // A flash kernel keeps no scores, only their row statistics (O(s), neglected).
   const double scores = m.attention == Attention::flash ? 0.0 : 5.0 * a * s * s * b;
-  const double everything = (15.0 + 19.0 * ratio) * sbh + scores;
+  const double everything = (attention + 4.0 + mlp) * sbh + scores;
   double full = 0, input = 2.0 * sbh;
   switch (t.mode) {
     case TensorMode::none:
@@ -125,12 +150,12 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
       break;
     case TensorMode::megatron: {
       const double tp = static_cast<double>(t.size);
-      const double split = (8.0 + 16.0 * ratio) * sbh + scores;
+      const double split = (attention_split + mlp_split) * sbh + scores;
       if (w.parallel.sequence_parallel) {
-        full = (10.0 * sbh + split) / tp;
+        full = (replicated * sbh + split) / tp;
         input /= tp;
       } else {
-        full = 10.0 * sbh + split / tp;
+        full = replicated * sbh + split / tp;
       }
       break;
     }

@@ -19,14 +19,17 @@ double model_flops_korthikanti(double batch, double seq_len, double layers, doub
 // attention not reduced by the causal mask.
 double palm_flops_per_token(double params, double layers, double hidden, double seq_len);
 
-// Parameter counts by construction (QKV, projection, two MLP GEMMs with biases, two layer norms per
-// layer; word and position embeddings tied to the output layer; no final layer norm, as eq. 2).
+// Parameter counts by construction: per layer the QKV projection (h + 2·kv_heads·head_dim outputs),
+// the output projection, fc1 (ffn_hidden outputs, 2·ffn_hidden gated) and fc2, with biases unless
+// model.bias is false, and two norms (LayerNorm 2h, RMSNorm h); the word embedding, the output layer
+// unless tied to it, learned positions, and the final norm where the model counts it. The defaults
+// (GPT-3: tied, learned positions, no final norm) give eq. (2) exactly.
 struct ParameterCounts {
   double attention = 0;     // per layer: QKV + projection + the first layer norm
   double mlp = 0;           // per dense layer: fc1 + fc2 + the second layer norm
   double expert = 0;        // per expert: fc1 + fc2
   double router = 0;        // per MoE layer
-  double embeddings = 0;    // (V + S)·h
+  double embeddings = 0;    // (V + S)·h with the defaults
   double dense_total = 0;   // everything but expert parameters
   double expert_total = 0;  // all experts of all MoE layers (seed 002 eq. 7.2's NP_exp)
   double total() const { return dense_total + expert_total; }

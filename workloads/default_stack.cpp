@@ -14,14 +14,14 @@ std::vector<DefaultStack> candidates(const Workload& w) {
     return {{"axonn", "AxoNN's tensor parallelism or message-driven schedule"}};
   // Optimus's SUMMA layers exist in no framework profiled here: the machine model as it is.
   if (p.tensor.mode == TensorMode::optimus) return {};
-  const bool model_parallel = p.tensor.degree() > 1 || p.pipeline.stages > 1;
+  const bool model_parallel = p.tensor.degree() > 1 || p.pipeline.stages > 1 || p.context > 1;
   const std::string zero = "ZeRO-" + std::to_string(p.zero_stage);
   if (p.zero_stage == 3)
     return {{"fsdp2", zero + (model_parallel ? " with model parallelism" : " without model parallelism")},
             {"deepspeed", zero + " without model parallelism"}};
   if (p.zero_stage == 2)
     return {{"deepspeed", zero + " without model parallelism"}, {"fsdp2", zero + " with model parallelism"}};
-  return {{"megatron-core", model_parallel ? "tensor or pipeline parallelism" : "data parallelism"},
+  return {{"megatron-core", model_parallel ? "tensor, pipeline or context parallelism" : "data parallelism"},
           {"fsdp2", "data parallelism"},
           {"deepspeed", "data parallelism"}};
 }

@@ -4,7 +4,7 @@ namespace paratwin::workloads::detail {
 
 Ctx::Ctx(const Workload& wl, const Grid& g) : w(wl), grid(g) {
   e = bytes_of(w.training.dtype);
-  tokens = static_cast<double>(w.training.micro_batch * w.model.seq_len);
+  tokens = static_cast<double>(w.tokens_per_rank());
   tensor = g.mask("tensor");
   x = g.mask("x");
   y = g.mask("y");
@@ -12,10 +12,13 @@ Ctx::Ctx(const Workload& wl, const Grid& g) : w(wl), grid(g) {
   col = g.mask("col");
   row = g.mask("row");
   expert = g.mask("expert");
+  context = g.mask("context");
   pipe = g.mask("pipe");
   data = g.mask("data");
-  dp_dense = data | expert;
-  dp_expert = data;
+  // Context ranks hold the same weights: their gradients are reduced with the data-parallel group's
+  // (Megatron-Core's data-parallel group with context parallelism).
+  dp_dense = data | expert | context;
+  dp_expert = data | context;
 }
 
 Op Emitter::labelled(OpKind kind, Stream s, const char* name) const {
@@ -64,12 +67,18 @@ uint32_t Emitter::host_work(const char* name, double seconds, Stream s, std::vec
 }
 
 uint32_t Emitter::gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch, bool ta, bool tb) {
+  return gemm_in(ctx_.w.training.dtype, name, m, n, k, batch, ta, tb);
+}
+
+uint32_t Emitter::gemm_in(Dtype dtype, const char* name, int64_t m, int64_t n, int64_t k, int64_t batch, bool ta,
+                          bool tb) {
   Op op = labelled(OpKind::gemm, Stream::compute, name);
+  op.dtype = dtype;
   op.gemm = {m, n, k, batch, ta, tb};
   const double M = static_cast<double>(m), N = static_cast<double>(n), K = static_cast<double>(k);
   const double B = static_cast<double>(batch);
   op.flops = 2.0 * M * N * K * B;
-  op.bytes = ctx_.e * (M * K + K * N + M * N) * B;
+  op.bytes = (bytes_of(dtype) * (M * K + K * N) + ctx_.e * M * N) * B;
   const uint32_t id = add(op, pending_);
   pending_.clear();
   last_compute_ = id;

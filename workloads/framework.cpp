@@ -146,6 +146,8 @@ class MechanismReader {
     x.moe = r.boolean("moe", x.moe);
     x.param_gather_overlap = r.boolean("param_gather_overlap", x.param_gather_overlap);
     x.tensor_comm_overlap = r.boolean("tensor_comm_overlap", x.tensor_comm_overlap);
+    x.context_parallel = r.boolean("context_parallel", x.context_parallel);
+    x.fp8 = r.boolean("fp8", x.fp8);
     r.finish();
   }
 
@@ -255,7 +257,9 @@ nlohmann::json to_json(const Framework& f) {
             {"flash_attention", x.flash_attention},
             {"moe", x.moe},
             {"param_gather_overlap", x.param_gather_overlap},
-            {"tensor_comm_overlap", x.tensor_comm_overlap}}}};
+            {"tensor_comm_overlap", x.tensor_comm_overlap},
+            {"context_parallel", x.context_parallel},
+            {"fp8", x.fp8}}}};
 }
 
 nlohmann::json to_workload_json(const Framework& f) {

@@ -74,6 +74,8 @@ struct StackFeatures {
   bool moe = true;
   bool param_gather_overlap = true;  // optimizations.overlap_param_gather (Megatron-Core --overlap-param-gather)
   bool tensor_comm_overlap = true;   // optimizations.overlap_tensor_comm (Megatron-Core --tp-comm-overlap)
+  bool context_parallel = true;      // parallelism.context
+  bool fp8 = true;                   // training.fp8 (Transformer Engine, torchao float8)
 };
 
 struct Framework {

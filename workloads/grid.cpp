@@ -119,6 +119,8 @@ Grid make_grid(const Workload& w) {
       axes.push_back({"z", t.z});
       break;
   }
+  // Megatron-LM's rank order puts the context ranks right after the tensor ranks (tp-cp-ep-dp-pp).
+  if (w.parallel.context > 1) axes.push_back({"context", w.parallel.context});
   if (w.model.moe.enabled()) axes.push_back({"expert", w.parallel.expert});
   axes.push_back({"pipe", w.parallel.pipeline.stages});
   axes.push_back({"data", w.parallel.data});

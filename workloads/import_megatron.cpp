@@ -385,7 +385,14 @@ Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vect
 
 Attention attention(const Reader& r, std::vector<std::string>& assumed) {
   if (r.has("--use-flash-attn")) return Attention::flash;
-  const std::string backend = r.word("--attention-backend", "");
+  std::string backend = r.word("--attention-backend", "");
+  // Megatron-Core models on Transformer Engine (--use-mcore-models, the default transformer_impl)
+  // attend with TE's DotProductAttention, which picks a fused or flash kernel itself; the flag that
+  // names the backend (default auto) came later (core_r0.10). Only legacy models and
+  // --transformer-impl local run the unfused softmax path.
+  if (backend.empty() && r.has("--use-mcore-models") && !r.has("--use-legacy-models") &&
+      r.word("--transformer-impl", "transformer_engine") != "local")
+    backend = "auto";
   if (backend.empty() || backend == "unfused" || backend == "local") return Attention::unfused;
   if (backend == "flash") return Attention::flash;
   if (backend == "fused" || backend == "auto") {
@@ -418,6 +425,7 @@ WorkloadError flag_error(const WorkloadError& e) {
       {"model.hidden", "--hidden-size"},
       {"model.heads", "--num-attention-heads"},
       {"model.ffn_hidden", "--ffn-hidden-size"},
+      {"model.kv_heads", "--num-query-groups"},
       {"model.seq_len", "--seq-length"},
       {"model.vocab", "--vocab-size, padded to a multiple of --make-vocab-size-divisible-by,"},
       {"model.moe.experts", "--num-experts"},
@@ -431,6 +439,7 @@ WorkloadError flag_error(const WorkloadError& e) {
       {"parallelism.pipeline.stages", "--pipeline-model-parallel-size"},
       {"parallelism.pipeline.chunks", "--num-layers-per-virtual-pipeline-stage"},
       {"parallelism.expert.size", "--expert-model-parallel-size"},
+      {"parallelism.context.size", "--context-parallel-size"},
       {"placement.devices_per_node", "--nproc_per_node"},
   };
   for (const auto& [field, flag] : kFlags)
@@ -466,20 +475,52 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (r.has("--batch-size"))
     inexpressible.push_back(r.find("--batch-size")->text() +
                             " (no longer valid in Megatron-LM: give --micro-batch-size and --global-batch-size)");
-  int64_t ffn = r.integer("--ffn-hidden-size", product(4, hidden, "--hidden-size", "the default --ffn-hidden-size"));
+  // The layer's shape (Megatron-LM megatron/training/arguments.py, core_r0.8.0): grouped-query
+  // attention with --num-query-groups key/value heads (1 unless given), SwiGLU, RMSNorm, rotary or no
+  // position embeddings, linear layers without biases, an output layer of its own.
+  const bool swiglu = r.has("--swiglu");
+  int64_t kv_heads = 0;
+  if (r.has("--group-query-attention")) {
+    kv_heads = r.integer("--num-query-groups", 1);
+    if (kv_heads < 1 || heads % kv_heads != 0)
+      throw WorkloadError("--num-query-groups",
+                          "= " + n(kv_heads) + " does not divide --num-attention-heads " + n(heads));
+  }
+  const std::string normalization = r.word("--normalization", "LayerNorm");
+  if (normalization != "LayerNorm" && normalization != "RMSNorm")
+    inexpressible.push_back(r.find("--normalization")->text() + " (LayerNorm and RMSNorm are modelled)");
+  std::string position = r.word("--position-embedding-type", "learned_absolute");
+  if (r.has("--use-rotary-position-embeddings")) position = "rope";
+  if (position != "learned_absolute" && position != "rope" && position != "none")
+    inexpressible.push_back(r.find("--position-embedding-type")->text() +
+                            " (learned_absolute, rope and none are modelled)");
+  // Without --ffn-hidden-size, SwiGLU's is two thirds of 4·hidden rounded down to a multiple of 64
+  // (arguments.py, core_r0.8.0 l.378-386), keeping the parameters of a 4·hidden GeLU MLP.
+  const int64_t default_ffn =
+      swiglu ? product(4, hidden, "--hidden-size", "the default --ffn-hidden-size") * 2 / 3 / 64 * 64
+             : product(4, hidden, "--hidden-size", "the default --ffn-hidden-size");
+  int64_t ffn = r.integer("--ffn-hidden-size", default_ffn);
 
   // Parallelism and the world size.
   const int64_t tp = r.integer("--tensor-model-parallel-size", r.integer("--model-parallel-size", 1));
   if (!r.has("--tensor-model-parallel-size") && r.has("--model-parallel-size"))
     assumed.push_back("--model-parallel-size read as --tensor-model-parallel-size, as Megatron-LM 2021 did");
   const int64_t pp = r.integer("--pipeline-model-parallel-size", 1);
+  // Context parallelism: the data-parallel size is what tensor × context × pipeline leave (Megatron-LM
+  // megatron/core/parallel_state.py initialize_model_parallel); --cp-comm-type p2p by default.
+  const int64_t cp = r.integer("--context-parallel-size", 1);
+  const std::string cp_comm = r.word("--cp-comm-type", "p2p");
+  if (cp > 1 && cp_comm != "p2p" && cp_comm != "a2a" && cp_comm != "allgather")
+    inexpressible.push_back(r.find("--cp-comm-type")->text() + " (p2p, a2a and allgather are modelled)");
   const int64_t ep = r.integer("--expert-model-parallel-size", 1);
   if (r.has("--expert-tensor-parallel-size") && r.integer("--expert-tensor-parallel-size", 1) != tp)
     inexpressible.push_back(r.find("--expert-tensor-parallel-size")->text() +
                             " (experts are split over the tensor group of size " + n(tp) + ")");
   const WorldSize world = world_size(s, o);
-  const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp);
-  const int64_t model_parallel = product(tp, pp, "--pipeline-model-parallel-size", tp_pp);
+  const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp) +
+                            (cp > 1 ? " × --context-parallel-size " + n(cp) : "");
+  const int64_t model_parallel =
+      product(product(tp, pp, "--pipeline-model-parallel-size", tp_pp), cp, "--context-parallel-size", tp_pp);
   if (world.ranks % model_parallel != 0)
     throw WorkloadError("world size", n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " +
                                           n(model_parallel));
@@ -604,6 +645,26 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   // Precision.
   if (r.has("--fp16") && r.has("--bf16")) throw WorkloadError("--fp16", "and --bf16 exclude each other");
   const Dtype dtype = r.has("--bf16") ? Dtype::bf16 : r.has("--fp16") ? Dtype::fp16 : Dtype::fp32;
+  // FP8 through Transformer Engine (megatron/core/transformer/transformer_config.py: --fp8-format e4m3 or
+  // hybrid enables it, --fp8-recipe delayed by default; --fp8-e4m3 and --fp8-hybrid before 2024).
+  std::string fp8;
+  if (r.has("--fp8-format") || r.has("--fp8-e4m3") || r.has("--fp8-hybrid")) {
+    const std::string recipe = r.word("--fp8-recipe", "delayed");
+    if (recipe == "delayed")
+      fp8 = "delayed";
+    else if (recipe == "tensorwise")
+      fp8 = "current";
+    else
+      inexpressible.push_back(r.find("--fp8-recipe")->text() +
+                              " (the delayed and tensorwise fp8 recipes are modelled, not block-scaled ones)");
+  }
+  if (r.has("--fp8-param-gather")) {
+    if (!r.has("--fp8-format") && !r.has("--fp8-e4m3") && !r.has("--fp8-hybrid"))
+      throw WorkloadError("--fp8-param-gather", "needs --fp8-format (fp8 parameters exist only in fp8 mode)");
+    if (!r.has("--use-distributed-optimizer"))
+      throw WorkloadError("--fp8-param-gather",
+                          "needs --use-distributed-optimizer (Megatron-LM's arguments.py asserts it for training)");
+  }
   std::optional<Dtype> reduce;
   // Megatron-LM reduces bf16 gradients in fp32 unless told otherwise (accumulate_allreduce_grads_in_fp32).
   if ((dtype == Dtype::bf16 && !r.has("--grad-reduce-in-bf16")) ||
@@ -612,6 +673,10 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
 
   const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, inexpressible, assumed);
   const Attention attn = attention(r, assumed);
+  // The masked-softmax fusion exists only on the unfused path: with a fused or flash kernel turning it
+  // off changes nothing.
+  if (attn == Attention::flash)
+    std::erase_if(inexpressible, [](const std::string& a) { return a.rfind("--no-masked-softmax-fusion", 0) == 0; });
   const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
   const int64_t divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
   const int64_t vocab = tokenizer_vocab(r, s, o, assumed);
@@ -685,6 +750,13 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   m["vocab"] = padded;
   if (attn == Attention::flash) m["attention"] = "flash";
   if (dropout > 0) m["attention_dropout"] = dropout;
+  if (kv_heads > 0 && kv_heads != heads) m["kv_heads"] = kv_heads;
+  if (swiglu) m["mlp"] = "swiglu";
+  if (normalization == "RMSNorm") m["norm"] = "rmsnorm";
+  if (position == "rope" || position == "none") m["position"] = position;
+  if (r.has("--disable-bias-linear")) m["bias"] = false;
+  if (r.has("--untie-embeddings-and-output-weights")) m["tied_embeddings"] = false;
+  m["final_norm"] = true;  // GPTModel's final_layernorm (megatron/core/models/gpt/gpt_model.py)
   if (moe.enabled())
     m["moe"] = {
         {"experts", moe.experts}, {"top_k", moe.top_k}, {"capacity_factor", moe.capacity_factor}, {"every", moe.every}};
@@ -693,6 +765,8 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   t["micro_batch"] = micro;
   t["dtype"] = to_string(dtype);
   if (reduce) t["gradient_reduce_dtype"] = to_string(*reduce);
+  if (!fp8.empty()) t["fp8"] = fp8;
+  if (!fp8.empty() && r.has("--fp8-param-gather")) t["fp8_param_gather"] = true;
   t["optimizer"] = "adam";
   t["checkpointing"] = to_string(ckpt);
   auto& p = doc["parallelism"];
@@ -703,6 +777,11 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (sequence_parallel) p["sequence_parallel"] = true;
   p["pipeline"] = {{"stages", pp}, {"schedule", g.interleaved ? "interleaved" : "1f1b"}, {"chunks", g.chunks}};
   if (moe.enabled()) p["expert"] = {{"size", g.expert}};
+  if (cp > 1)
+    p["context"] = {{"size", cp},
+                    {"comm", cp_comm == "a2a"         ? "all_to_all"
+                             : cp_comm == "allgather" ? "all_gather"
+                                                      : "p2p"}};
   auto& opt = doc["optimizations"];
   opt = nlohmann::ordered_json::object();
   if (overlap_tp) opt["overlap_all_reduce"] = true;
@@ -714,6 +793,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   // --use-tp-pp-dp-mapping puts the pipeline before data.
   std::vector<std::string> order;
   if (tp > 1) order.emplace_back("tensor");
+  if (cp > 1) order.emplace_back("context");
   if (moe.enabled()) order.emplace_back("expert");
   if (r.has("--use-tp-pp-dp-mapping")) {
     order.emplace_back("pipe");
@@ -731,7 +811,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   for (const auto& [flag, arg] : s.modelled) read.push_back(arg.text());
   std::string d = "Imported by paratwin import megatron from a Megatron-LM command line. Modelled: " + join(read) +
                   ". World size " + n(world.ranks) + " (" + world.source + "): data-parallel size " + n(dp) + " = " +
-                  n(world.ranks) + " / (" + n(tp) + " × " + n(pp) + ")" +
+                  n(world.ranks) + " / (" + n(tp) + " × " + n(pp) + (cp > 1 ? " × " + n(cp) : "") + ")" +
                   (moe.enabled() ? ", of which " + n(ep) + " expert-parallel" : "") + ". Vocabulary " + n(vocab) +
                   " padded to " + n(padded) + " (a multiple of --make-vocab-size-divisible-by " + n(divisible_by) +
                   " × tensor size " + n(tp) + ").";
@@ -762,7 +842,18 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
 const std::vector<std::pair<std::string, std::string>>& megatron_modelled_arguments() {
   static const std::vector<std::pair<std::string, std::string>> kArguments = {
       {"--num-layers, --hidden-size, --num-attention-heads", "model.layers, hidden, heads"},
-      {"--ffn-hidden-size", "model.ffn_hidden (default 4 × hidden)"},
+      {"--ffn-hidden-size", "model.ffn_hidden (default 4 × hidden; with --swiglu 2/3 of it, a multiple of 64)"},
+      {"--group-query-attention, --num-query-groups", "model.kv_heads (1 unless given)"},
+      {"--swiglu", "model.mlp swiglu"},
+      {"--context-parallel-size, --cp-comm-type p2p|a2a|allgather", "parallelism.context size, comm"},
+      {"--use-mcore-models (not --use-legacy-models, --transformer-impl local)",
+       "model.attention flash: Transformer Engine's fused attention when no backend is named"},
+      {"--fp8-format (--fp8-e4m3, --fp8-hybrid), --fp8-recipe delayed|tensorwise", "training.fp8 delayed or current"},
+      {"--fp8-param-gather", "training.fp8_param_gather"},
+      {"--normalization RMSNorm", "model.norm rmsnorm"},
+      {"--position-embedding-type (--use-rotary-position-embeddings)", "model.position rope, none or learned"},
+      {"--disable-bias-linear", "model.bias false"},
+      {"--untie-embeddings-and-output-weights", "model.tied_embeddings false"},
       {"--seq-length (--encoder-seq-length)", "model.seq_len; --max-position-embeddings is checked against it"},
       {"--vocab-size, --tokenizer-type, --make-vocab-size-divisible-by",
        "model.vocab, padded to a multiple of divisible-by (128) × tensor size; GPT2BPETokenizer: 50257"},

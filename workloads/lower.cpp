@@ -259,6 +259,13 @@ class StageLowering {
   // megatron/core/optimizer/distrib_optimizer.py l.1330-1337 and 1455-1475; core_v0.9.0
   // distributed_data_parallel.py l.191-198 and 307-336, param_and_grad_buffer.py finish_param_sync).
   // The steady state of consecutive iterations is what one iteration's program holds.
+  // Bytes of a gathered parameter: fp8 for the layers' weights under fp8_param_gather (Megatron-LM
+  // --fp8-param-gather; the embeddings stay 16-bit), else the training dtype's.
+  double param_bytes(int32_t layer) const {
+    const bool embedding = layer == kLayerEmbedding || layer == kLayerLogits;
+    return c_.w.training.fp8_param_gather && !embedding ? 1.0 : c_.e;
+  }
+
   bool param_gathers_overlapped() const {
     const auto zero = c_.w.parallel.zero_stage;
     return c_.w.opt.overlap_param_gather && (zero == 1 || zero == 2);
@@ -272,7 +279,8 @@ class StageLowering {
     for (int32_t chunk = 0; chunk < v_; ++chunk) {
       const auto buckets = detail::gradient_buckets(gradient_blocks(chunk), bucket_cap(chunk));
       for (auto b = buckets.rbegin(); b != buckets.rend(); ++b)
-        gathers_.push_back({chunk, b->ready_layer, b->bytes * c_.e / per_grad, b->expert, kNoOp, false});
+        gathers_.push_back(
+            {chunk, b->ready_layer, b->bytes * param_bytes(b->ready_layer) / per_grad, b->expert, kNoOp, false});
     }
     if (!gathers_.empty()) dispatch_gather(0, {});
   }
@@ -378,7 +386,8 @@ class StageLowering {
         for (const auto& [layer, block] : chunk_params(chunk)) {
           e_.layer = layer;
           const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
-          e_.async(OpKind::all_gather, Stream::data, group, block.params * c_.e, block.name, {e_.last_compute()});
+          e_.async(OpKind::all_gather, Stream::data, group, block.params * param_bytes(layer), block.name,
+                   {e_.last_compute()});
         }
     }
   }
@@ -416,6 +425,16 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
   const double gd = static_cast<double>(c.size(c.dp_dense)), ge = static_cast<double>(c.size(c.dp_expert));
   auto shard = [&](double p, double g, bool sharded) { return sharded ? p / g : p; };
   m.weights = half * (shard(dense, gd, zero >= 3) + shard(expert, ge, zero >= 3));
+  if (t.fp8 != Fp8::none) {
+    // Transformer Engine keeps an fp8 copy of each linear weight and its transpose (two bytes per
+    // parameter of the layers, the embeddings not); with fp8_param_gather the weight itself is the
+    // fp8 copy, which the transpose doubles: as many bytes as the 16-bit weight, nothing more.
+    double embeddings = 0;
+    if (role.stage == 0) embeddings += layers.embedding_params() + layers.position_params();
+    if (role.stage == stages - 1) embeddings += layers.embedding_params();
+    const double linear = shard(dense - embeddings, gd, zero >= 3) + shard(expert, ge, zero >= 3);
+    m.weights += t.fp8_param_gather ? 0.0 : 2.0 * linear;
+  }
   m.gradients = half * (shard(dense, gd, zero >= 2) + shard(expert, ge, zero >= 2));
   if (zero == 2) {
     // ZeRO-2 keeps its gradient shards plus the bucket of full gradients being filled and reduced

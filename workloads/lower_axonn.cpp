@@ -129,6 +129,7 @@ class AxonnLowering final : public LayerLowering {
     return static_cast<double>(V_ * h_) / static_cast<double>(gx_ * gy_ * gz_);
   }
   double position_params() const override {
+    if (c_.w.model.position != Position::learned) return 0.0;
     return static_cast<double>(S_ * h_) / static_cast<double>(gx_ * gy_ * gz_);
   }
 

@@ -16,8 +16,8 @@ struct Ctx {
   const Grid& grid;
   double e = 2;       // bytes per element of the training dtype
   double tokens = 0;  // tokens of one micro-batch of one model replica: micro_batch · seq_len
-  AxisMask tensor = 0, x = 0, y = 0, z = 0, col = 0, row = 0, expert = 0, pipe = 0, data = 0;
-  AxisMask dp_dense = 0;   // gradient reduction of shared parameters (data, and expert for TED)
+  AxisMask tensor = 0, x = 0, y = 0, z = 0, col = 0, row = 0, expert = 0, pipe = 0, data = 0, context = 0;
+  AxisMask dp_dense = 0;   // gradient reduction of shared parameters (data, expert for TED, context)
   AxisMask dp_expert = 0;  // gradient reduction of expert parameters
   Ctx(const Workload& w, const Grid& g);
   int64_t size(AxisMask m) const { return grid.group_size(m); }
@@ -37,6 +37,9 @@ class Emitter {
 
   uint32_t gemm(const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1, bool trans_a = false,
                 bool trans_b = false);
+  // A GEMM whose operands are `dtype` (fp8: one byte each, the output in the training dtype).
+  uint32_t gemm_in(Dtype dtype, const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1,
+                   bool trans_a = false, bool trans_b = false);
   uint32_t elementwise(const char* name, double bytes, double flops);
   uint32_t compute(OpKind kind, const char* name, double bytes, double flops, Stream s = Stream::compute);
   // `seconds` of the stack's host work on stream `s` (Op::host_seconds), after `deps`; none for 0 s.

@@ -19,10 +19,12 @@ class MegatronLowering final : public LayerLowering {
       : c_(c),
         h_(c.w.model.hidden),
         f_(c.w.model.ffn_hidden),
+        q_(c.w.model.qkv_outputs()),
+        f1_(c.w.model.fc1_outputs()),
         a_(c.w.model.heads),
         S_(c.w.model.seq_len),
         V_(c.w.model.vocab),
-        T_(c.w.training.micro_batch * c.w.model.seq_len),
+        T_(c.w.tokens_per_rank()),
         t_(c.size(c.tensor)),
         sp_(c.w.parallel.sequence_parallel),
         zero3_(c.w.parallel.zero_stage == 3),
@@ -95,7 +97,7 @@ class MegatronLowering final : public LayerLowering {
 
   void recompute_attention(Emitter& e, int32_t layer) override {
     (void)layer;
-    attention_core(e, T_, a_ / t_, h_ / a_, S_);
+    context_attention(e, true);
   }
 
   void embedding_forward(Emitter& e) override {
@@ -132,12 +134,11 @@ class MegatronLowering final : public LayerLowering {
   }
 
   std::vector<ParamBlock> layer_params(int32_t layer) const override {
-    const double h = static_cast<double>(h_), f = static_cast<double>(f_), t = static_cast<double>(t_);
-    const double attention = (3 * h * h + 3 * h) / t + h * h / t + h + 2 * h;
-    if (!c_.w.model.is_moe_layer(layer)) return {{"layer", attention + (h * f + f) / t + f * h / t + h + 2 * h, false}};
-    const double router = h * static_cast<double>(c_.w.model.moe.experts);
-    const double experts = static_cast<double>(experts_local_) * ((h * f + f) / t + f * h / t + h);
-    return {{"layer", attention + 2 * h + router, false}, {"experts", experts, true}};
+    const bool moe = c_.w.model.is_moe_layer(layer);
+    double dense = 0, experts = 0;
+    for (const auto& p : params(moe)) (p.expert ? experts : dense) += p.elements;
+    if (!moe) return {{"layer", dense, false}};
+    return {{"layer", dense, false}, {"experts", experts, true}};
   }
 
   double logits_bytes() const override { return 4.0 * static_cast<double>(T_ * (V_ / t_)); }
@@ -161,7 +162,9 @@ class MegatronLowering final : public LayerLowering {
   }
 
   double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(t_); }
-  double position_params() const override { return static_cast<double>(S_ * h_); }
+  double position_params() const override {
+    return c_.w.model.position == Position::learned ? static_cast<double>(S_ * h_) : 0.0;
+  }
 
   double gathered_weight_bytes(int32_t layer) const override {
     if (!zero3_) return 0;
@@ -221,24 +224,35 @@ class MegatronLowering final : public LayerLowering {
   }
 
   // Every parameter tensor of a layer on one rank, in forward order; they sum to layer_params().
+  // A norm is a weight (RMSNorm) or a weight and a bias (LayerNorm); a linear layer's bias exists
+  // unless model.bias is false (Megatron's --disable-bias-linear), split with its output.
   std::vector<Param> params(bool moe) const {
+    const auto& m = c_.w.model;
     const double h = static_cast<double>(h_), f = static_cast<double>(f_), t = static_cast<double>(t_);
-    std::vector<Param> out{
-        {Sub::ln1, h, false},         {Sub::ln1, h, false},          {Sub::qkv, 3 * h * h / t, false},
-        {Sub::qkv, 3 * h / t, false}, {Sub::proj, h * h / t, false}, {Sub::proj, h, false},
-        {Sub::ln2, h, false},         {Sub::ln2, h, false}};
+    const double q = static_cast<double>(q_), f1 = static_cast<double>(f1_);
+    std::vector<Param> out;
+    const auto norm = [&](Sub sub) {
+      out.push_back({sub, h, false});
+      if (m.norm == Norm::layernorm) out.push_back({sub, h, false});
+    };
+    const auto linear = [&](Sub sub, double weight, double bias, bool expert) {
+      out.push_back({sub, weight, expert});
+      if (m.bias) out.push_back({sub, bias, expert});
+    };
+    norm(Sub::ln1);
+    linear(Sub::qkv, h * q / t, q / t, false);
+    linear(Sub::proj, h * h / t, h, false);
+    norm(Sub::ln2);
     if (!moe) {
-      out.insert(
-          out.end(),
-          {{Sub::fc1, h * f / t, false}, {Sub::fc1, f / t, false}, {Sub::fc2, f * h / t, false}, {Sub::fc2, h, false}});
+      linear(Sub::fc1, h * f1 / t, f1 / t, false);
+      linear(Sub::fc2, f * h / t, h, false);
       return out;
     }
-    out.push_back({Sub::router, h * static_cast<double>(c_.w.model.moe.experts), false});
-    for (int64_t x = 0; x < experts_local_; ++x)
-      out.insert(out.end(), {{Sub::experts, h * f / t, true},
-                             {Sub::experts, f / t, true},
-                             {Sub::experts, f * h / t, true},
-                             {Sub::experts, h, true}});
+    out.push_back({Sub::router, h * static_cast<double>(m.moe.experts), false});
+    for (int64_t x = 0; x < experts_local_; ++x) {
+      linear(Sub::experts, h * f1 / t, f1 / t, true);
+      linear(Sub::experts, f * h / t, h, true);
+    }
     return out;
   }
 
@@ -359,8 +373,8 @@ class MegatronLowering final : public LayerLowering {
   }
   // The all-gather that sequence parallelism puts before a block (forward) or after its output's
   // gradient arrives (backward).
-  void sequence_gather(Emitter& e, bool comm, const char* name) {
-    if (sp_ && comm) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), name);
+  void sequence_gather(Emitter& e, bool comm, const char* name, double bytes) {
+    if (sp_ && comm) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, bytes, name);
   }
   // optimizations.overlap_tensor_comm, Megatron-Core's --tp-comm-overlap: Transformer Engine's
   // userbuffers overlap (v1.8 transformer_engine/pytorch/module/base.py initialize_ub: l.100-102 the
@@ -371,33 +385,36 @@ class MegatronLowering final : public LayerLowering {
   // All-gather + GEMM ("ring_exchange": qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad): the GEMM runs in
   // t chunks of rows, each on the shard the ring has delivered; the last waits for the whole gather.
   // `sub`'s sharded weights (ZeRO-3) are fetched after the activation's gather is issued.
+  // A layer norm's output is gathered as the GEMM will read it: in fp8 under training.fp8 (Transformer
+  // Engine's LayerNormLinear casts before it gathers), `norm_input`.
   void gathered_gemm(Emitter& e, bool comm, const char* gather_name, int32_t layer, Sub sub, const char* gemm_name,
-                     int64_t n, int64_t k) {
+                     int64_t n, int64_t k, bool norm_input = false) {
+    const double bytes = norm_input ? norm_output_bytes() : activation_bytes();
     if (!tensor_overlap(comm)) {
-      sequence_gather(e, comm, gather_name);
+      sequence_gather(e, comm, gather_name, bytes);
       fetch(e, layer, sub);
-      e.gemm(gemm_name, T_, n, k);
+      lin(e, gemm_name, T_, n, k);
       return;
     }
     const uint32_t gather =
-        e.async(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), gather_name, {e.last_compute()});
+        e.async(OpKind::all_gather, Stream::tensor, c_.tensor, bytes, gather_name, {e.last_compute()});
     fetch(e, layer, sub);
-    for (int64_t i = 0; i + 1 < t_; ++i) e.gemm(gemm_name, T_ / t_, n, k);
+    for (int64_t i = 0; i + 1 < t_; ++i) lin(e, gemm_name, T_ / t_, n, k);
     e.wait(gather);
-    e.gemm(gemm_name, T_ / t_, n, k);
+    lin(e, gemm_name, T_ / t_, n, k);
   }
   // GEMM + reduce-scatter ("pipeline": proj_fprop, fc2_fprop): the GEMM in num_splits chunks of rows,
   // each chunk's reduce-scatter launched as it is done, overlapping the next chunk.
   void scattered_gemm(Emitter& e, bool comm, const char* gemm_name, int64_t n, int64_t k, const char* ar_name,
                       const char* rs_name) {
     if (!tensor_overlap(comm)) {
-      e.gemm(gemm_name, T_, n, k);
+      lin(e, gemm_name, T_, n, k);
       output_reduce(e, comm, ar_name, rs_name);
       return;
     }
     std::vector<uint32_t> scatters;
     for (int64_t i = 0; i < kTensorCommPipelineSplits; ++i) {
-      e.gemm(gemm_name, T_ / kTensorCommPipelineSplits, n, k);
+      lin(e, gemm_name, T_ / kTensorCommPipelineSplits, n, k);
       scatters.push_back(e.async(OpKind::reduce_scatter, Stream::tensor, c_.tensor,
                                  activation_bytes() / kTensorCommPipelineSplits, rs_name, {e.last_compute()}));
     }
@@ -409,7 +426,7 @@ class MegatronLowering final : public LayerLowering {
   // its megatron/core/tensor_parallel/layers.py), and waits for it before the weight gradient.
   uint32_t input_regather(Emitter& e, const char* name) {
     if (!sp_) return kNoOp;
-    return e.async(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), name, {e.last_compute()});
+    return e.async(OpKind::all_gather, Stream::tensor, c_.tensor, norm_output_bytes(), name, {e.last_compute()});
   }
   // f (backward): the all-reduce (reduce-scatter with SP) of the block's input gradient. With OAR
   // it runs during the weight-gradient GEMM and is waited for after it.
@@ -422,28 +439,174 @@ class MegatronLowering final : public LayerLowering {
     return kNoOp;
   }
 
+  // The dtype of the layers' linear GEMMs: fp8 under training.fp8, else the training dtype.
+  Dtype linear_dtype() const { return c_.w.training.fp8 != Fp8::none ? Dtype::fp8 : c_.w.training.dtype; }
+  uint32_t lin(Emitter& e, const char* name, int64_t m, int64_t n, int64_t k, int64_t batch = 1, bool ta = false,
+               bool tb = false) {
+    return e.gemm_in(linear_dtype(), name, m, n, k, batch, ta, tb);
+  }
+  double norm_output_bytes() const {
+    return c_.w.training.fp8 != Fp8::none ? static_cast<double>(T_ * h_) : activation_bytes();
+  }
+  // Transformer Engine's fp8 casts (v1.8 transformer_engine/pytorch/module/linear.py, layernorm_linear.py):
+  // each fp8 GEMM's input, and in backward its output gradient, is cast with its transpose in one kernel
+  // (cast_transpose: read 16 bits, write two 8-bit copies per element, the transpose for the weight
+  // gradient); current scaling first reads the tensor once more for its amax. A layer norm or the
+  // SwiGLU kernel writes no fp8 of its own in Megatron-Core, so every input is cast.
+  void fp8_cast(Emitter& e, const char* name, double elements) {
+    if (c_.w.training.fp8 == Fp8::none) return;
+    const double amax = c_.w.training.fp8 == Fp8::current ? c_.e : 0.0;
+    e.elementwise(name, elements * (c_.e + 2.0 + amax), 2 * elements);
+  }
+  // The weights are cast once per iteration, in the first micro-batch's forward (Megatron passes TE
+  // is_first_microbatch, which caches the fp8 weights for the others); with fp8_param_gather they
+  // arrive in fp8 and are only transposed (read and write a byte each).
+  void fp8_weight_cast(Emitter& e, const char* name, double elements) {
+    if (c_.w.training.fp8 == Fp8::none || e.micro_batch != 0 || e.phase != Phase::forward) return;
+    const double bytes = c_.w.training.fp8_param_gather ? 2.0 * elements : elements * (c_.e + 2.0);
+    e.elementwise(name, bytes, 2 * elements);
+  }
+
+  // The MLP's activation over `act` outputs of ffn_hidden: GeLU reads and writes each; a gated unit
+  // (SwiGLU/GeGLU, Megatron-Core's bias_swiglu_impl fused kernel) reads the gate's and the value's
+  // outputs and writes their product; backward reads both and the incoming gradient, writes two.
+  void activation(Emitter& e, double act, const char* gelu, const char* gated) {
+    if (c_.w.model.mlp == Mlp::gelu)
+      e.elementwise(gelu, 2 * act * c_.e, 8 * act);
+    else
+      e.elementwise(gated, 3 * act * c_.e, 10 * act);
+  }
+  void activation_backward(Emitter& e, double act, const char* gelu, const char* gated) {
+    if (c_.w.model.mlp == Mlp::gelu)
+      e.elementwise(gelu, 3 * act * c_.e, 10 * act);
+    else
+      e.elementwise(gated, 5 * act * c_.e, 16 * act);
+  }
+  // Rotary embeddings rotate each query and key (Megatron-Core's fused apply_rotary_pos_emb, one
+  // kernel over Q and K, reading and writing them); ALiBi adds its biases inside the score kernel.
+  void rope(Emitter& e, const char* name) {
+    if (c_.w.model.position != Position::rope) return;
+    const double qk = static_cast<double>(T_) * static_cast<double>(h_ + c_.w.model.kv_head_count() * (h_ / a_)) /
+                      static_cast<double>(t_);
+    e.elementwise(name, 2 * qk * c_.e, 3 * qk);
+  }
+
+  // Context parallelism (Megatron-Core --context-parallel-size through Transformer Engine's
+  // attn_forward_func_with_cp, v1.8 transformer_engine/pytorch/attention.py): each rank holds T_ =
+  // micro_batch·seq_len/cp tokens in two load-balanced chunks and attends to the whole sequence.
+  int64_t cp() const { return c_.size(c_.context); }
+  // Keys and values of this rank's tokens for its kv_heads/t heads.
+  double kv_block_bytes() const {
+    return 2.0 * static_cast<double>(T_) * static_cast<double>(c_.w.model.kv_head_count() / t_) *
+           static_cast<double>(h_ / a_) * c_.e;
+  }
+  // One step of the p2p ring: every rank sends a block of `bytes` to the next and receives one from
+  // the previous, timed as an all-gather over the context group that moves `bytes` per rank (its cp-1
+  // ring steps of bytes/(cp-1) each: the same bytes on the same ring; the latency of cp-1 steps).
+  uint32_t ring_step(Emitter& e, double bytes, const char* name) {
+    const double n = static_cast<double>(cp());
+    return e.async(OpKind::all_gather, Stream::context, c_.context, bytes * n / (n - 1), name, {e.last_compute()});
+  }
+  void context_attention(Emitter& e, bool comm) {
+    const int64_t n = cp(), heads = a_ / t_, d = h_ / a_;
+    if (n <= 1 || !comm) {
+      if (n > 1 && c_.w.parallel.context_comm == ContextComm::all_to_all)
+        attention_core(e, T_ * n, heads / n, d, S_);
+      else
+        attention_core(e, T_, heads, d, S_);
+      return;
+    }
+    switch (c_.w.parallel.context_comm) {
+      case ContextComm::p2p: {
+        // cp blocks of S/cp keys each; the next block's keys and values travel while one computes.
+        for (int64_t j = 0; j < n; ++j) {
+          const uint32_t next = j + 1 < n ? ring_step(e, kv_block_bytes(), "cp.kv.ring") : kNoOp;
+          attention_core(e, T_, heads, d, S_ / n);
+          e.wait(next);
+        }
+        break;
+      }
+      case ContextComm::all_gather:
+        e.blocking(OpKind::all_gather, Stream::context, c_.context, kv_block_bytes() * static_cast<double>(n),
+                   "cp.kv.all_gather");
+        attention_core(e, T_, heads, d, S_);
+        break;
+      case ContextComm::all_to_all: {
+        // DeepSpeed-Ulysses: Q, K and V of heads/cp heads for the whole sequence, and the output back.
+        const double qkv = static_cast<double>(T_) * static_cast<double>(q_ / t_) * c_.e;
+        e.blocking(OpKind::all_to_all, Stream::context, c_.context, qkv, "cp.qkv.all_to_all");
+        attention_core(e, T_ * n, heads / n, d, S_);
+        e.blocking(OpKind::all_to_all, Stream::context, c_.context, static_cast<double>(T_ * (h_ / t_)) * c_.e,
+                   "cp.out.all_to_all");
+        break;
+      }
+    }
+  }
+  void context_attention_backward(Emitter& e) {
+    const int64_t n = cp(), heads = a_ / t_, d = h_ / a_;
+    if (n <= 1) {
+      attention_core_backward(e, T_, heads, d, S_);
+      return;
+    }
+    switch (c_.w.parallel.context_comm) {
+      case ContextComm::p2p: {
+        // Each step brings the next block's keys and values and passes on the gradients of the
+        // block just done: twice the forward's bytes per step.
+        for (int64_t j = 0; j < n; ++j) {
+          const uint32_t next = j + 1 < n ? ring_step(e, 2 * kv_block_bytes(), "cp.kv_dkv.ring") : kNoOp;
+          attention_core_backward(e, T_, heads, d, S_ / n);
+          e.wait(next);
+        }
+        break;
+      }
+      case ContextComm::all_gather:
+        e.blocking(OpKind::all_gather, Stream::context, c_.context, kv_block_bytes() * static_cast<double>(n),
+                   "cp.kv.bwd.all_gather");
+        attention_core_backward(e, T_, heads, d, S_);
+        e.blocking(OpKind::reduce_scatter, Stream::context, c_.context, kv_block_bytes() * static_cast<double>(n),
+                   "cp.dkv.reduce_scatter");
+        break;
+      case ContextComm::all_to_all: {
+        e.blocking(OpKind::all_to_all, Stream::context, c_.context, static_cast<double>(T_ * (h_ / t_)) * c_.e,
+                   "cp.out.bwd.all_to_all");
+        attention_core_backward(e, T_ * n, heads / n, d, S_);
+        const double qkv = static_cast<double>(T_) * static_cast<double>(q_ / t_) * c_.e;
+        e.blocking(OpKind::all_to_all, Stream::context, c_.context, qkv, "cp.dqkv.all_to_all");
+        break;
+      }
+    }
+  }
+
   void attention_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln1);
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
-    gathered_gemm(e, comm, "ln1.all_gather", layer, Sub::qkv, "qkv", 3 * h_ / t_, h_);
-    attention_core(e, T_, a_ / t_, h_ / a_, S_);
+    fp8_cast(e, "ln1.fp8_cast", rows());
+    fp8_weight_cast(e, "qkv.weight.fp8_cast", static_cast<double>(h_ * (q_ / t_)));
+    gathered_gemm(e, comm, "ln1.all_gather", layer, Sub::qkv, "qkv", q_ / t_, h_, true);
+    rope(e, "rope");
+    context_attention(e, comm);
     fetch(e, layer, Sub::proj);
+    fp8_cast(e, "proj.fp8_cast", static_cast<double>(T_ * (h_ / t_)));
+    fp8_weight_cast(e, "proj.weight.fp8_cast", static_cast<double>((h_ / t_) * h_));
     scattered_gemm(e, comm, "proj", h_, h_ / t_, "proj.all_reduce", "proj.reduce_scatter");
     e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
   }
 
   void attention_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
+    fp8_cast(e, "proj.grad.fp8_cast", rows());
     gathered_gemm(e, true, "proj.bwd.all_gather", layer, Sub::proj, "proj.dgrad", h_ / t_, h_);
-    e.gemm("proj.wgrad", h_ / t_, h_, T_, 1, true, false);
+    lin(e, "proj.wgrad", h_ / t_, h_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::proj);
-    attention_core_backward(e, T_, a_ / t_, h_ / a_, S_);
+    context_attention_backward(e);
+    rope(e, "rope.bwd");
+    fp8_cast(e, "qkv.grad.fp8_cast", static_cast<double>(T_ * (q_ / t_)));
     const uint32_t ag = input_regather(e, "ln1.bwd.all_gather");
     fetch(e, layer, Sub::qkv);
-    e.gemm("qkv.dgrad", T_, h_, 3 * h_ / t_);
+    lin(e, "qkv.dgrad", T_, h_, q_ / t_);
     const uint32_t ar = input_grad_reduce(e, "attention.dgrad.all_reduce", "attention.dgrad.reduce_scatter");
     e.wait(ag);
-    e.gemm("qkv.wgrad", h_, 3 * h_ / t_, T_, 1, true, false);
+    lin(e, "qkv.wgrad", h_, q_ / t_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::qkv);
     e.wait(ar);
     fetch(e, layer, Sub::ln1);
@@ -454,27 +617,31 @@ class MegatronLowering final : public LayerLowering {
   void mlp_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln2);
     e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
-    gathered_gemm(e, comm, "ln2.all_gather", layer, Sub::fc1, "fc1", f_ / t_, h_);
-    const double act = static_cast<double>(T_ * (f_ / t_));
-    e.elementwise("gelu", 2 * act * c_.e, 8 * act);
+    fp8_cast(e, "ln2.fp8_cast", rows());
+    fp8_weight_cast(e, "fc1.weight.fp8_cast", static_cast<double>(h_ * (f1_ / t_)));
+    gathered_gemm(e, comm, "ln2.all_gather", layer, Sub::fc1, "fc1", f1_ / t_, h_, true);
+    activation(e, static_cast<double>(T_ * (f_ / t_)), "gelu", "swiglu");
     fetch(e, layer, Sub::fc2);
+    fp8_cast(e, "fc2.fp8_cast", static_cast<double>(T_ * (f_ / t_)));
+    fp8_weight_cast(e, "fc2.weight.fp8_cast", static_cast<double>((f_ / t_) * h_));
     scattered_gemm(e, comm, "fc2", h_, f_ / t_, "fc2.all_reduce", "fc2.reduce_scatter");
     e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
   }
 
   void mlp_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual2.bwd", 3 * rows() * c_.e, 2 * rows());
+    fp8_cast(e, "fc2.grad.fp8_cast", rows());
     gathered_gemm(e, true, "fc2.bwd.all_gather", layer, Sub::fc2, "fc2.dgrad", f_ / t_, h_);
-    e.gemm("fc2.wgrad", f_ / t_, h_, T_, 1, true, false);
+    lin(e, "fc2.wgrad", f_ / t_, h_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::fc2);
-    const double act = static_cast<double>(T_ * (f_ / t_));
-    e.elementwise("gelu.bwd", 3 * act * c_.e, 10 * act);
+    activation_backward(e, static_cast<double>(T_ * (f_ / t_)), "gelu.bwd", "swiglu.bwd");
+    fp8_cast(e, "fc1.grad.fp8_cast", static_cast<double>(T_ * (f1_ / t_)));
     const uint32_t ag = input_regather(e, "ln2.bwd.all_gather");
     fetch(e, layer, Sub::fc1);
-    e.gemm("fc1.dgrad", T_, h_, f_ / t_);
+    lin(e, "fc1.dgrad", T_, h_, f1_ / t_);
     const uint32_t ar = input_grad_reduce(e, "mlp.dgrad.all_reduce", "mlp.dgrad.reduce_scatter");
     e.wait(ag);
-    e.gemm("fc1.wgrad", h_, f_ / t_, T_, 1, true, false);
+    lin(e, "fc1.wgrad", h_, f1_ / t_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::fc1);
     e.wait(ar);
     fetch(e, layer, Sub::ln2);
@@ -501,10 +668,14 @@ class MegatronLowering final : public LayerLowering {
     e.elementwise("router.topk", 2.0 * T_ * E * 4.0, 5.0 * T_ * E);
     expert_exchange(e, comm, "dispatch.all_to_all", "dispatch.all_gather");
     fetch(e, layer, Sub::experts);
-    e.gemm("expert.fc1", per_expert_, f_ / t_, h_, experts_local_);
-    const double act = static_cast<double>(per_expert_ * experts_local_ * (f_ / t_));
-    e.elementwise("expert.gelu", 2 * act * c_.e, 8 * act);
-    e.gemm("expert.fc2", per_expert_, h_, f_ / t_, experts_local_);
+    const double rows_in = static_cast<double>(per_expert_ * experts_local_);
+    fp8_cast(e, "expert.fc1.fp8_cast", rows_in * static_cast<double>(h_));
+    fp8_weight_cast(e, "expert.fc1.weight.fp8_cast", static_cast<double>(experts_local_ * h_ * (f1_ / t_)));
+    lin(e, "expert.fc1", per_expert_, f1_ / t_, h_, experts_local_);
+    activation(e, rows_in * static_cast<double>(f_ / t_), "expert.gelu", "expert.swiglu");
+    fp8_cast(e, "expert.fc2.fp8_cast", rows_in * static_cast<double>(f_ / t_));
+    fp8_weight_cast(e, "expert.fc2.weight.fp8_cast", static_cast<double>(experts_local_ * (f_ / t_) * h_));
+    lin(e, "expert.fc2", per_expert_, h_, f_ / t_, experts_local_);
     if (comm)
       e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, computed_ * static_cast<double>(h_) * c_.e,
                  "expert.all_reduce");
@@ -520,13 +691,15 @@ class MegatronLowering final : public LayerLowering {
                   2 * dispatched_ * static_cast<double>(h_));
     expert_exchange(e, true, "combine.bwd.all_to_all", "combine.bwd.all_gather");
     fetch(e, layer, Sub::experts);
-    e.gemm("expert.fc2.dgrad", per_expert_, f_ / t_, h_, experts_local_);
-    e.gemm("expert.fc2.wgrad", f_ / t_, h_, per_expert_, experts_local_, true, false);
-    const double act = static_cast<double>(per_expert_ * experts_local_ * (f_ / t_));
-    e.elementwise("expert.gelu.bwd", 3 * act * c_.e, 10 * act);
-    e.gemm("expert.fc1.dgrad", per_expert_, h_, f_ / t_, experts_local_);
+    const double rows_in = static_cast<double>(per_expert_ * experts_local_);
+    fp8_cast(e, "expert.fc2.grad.fp8_cast", rows_in * static_cast<double>(h_));
+    lin(e, "expert.fc2.dgrad", per_expert_, f_ / t_, h_, experts_local_);
+    lin(e, "expert.fc2.wgrad", f_ / t_, h_, per_expert_, experts_local_, true, false);
+    activation_backward(e, rows_in * static_cast<double>(f_ / t_), "expert.gelu.bwd", "expert.swiglu.bwd");
+    fp8_cast(e, "expert.fc1.grad.fp8_cast", rows_in * static_cast<double>(f1_ / t_));
+    lin(e, "expert.fc1.dgrad", per_expert_, h_, f1_ / t_, experts_local_);
     const uint32_t ar = input_grad_reduce(e, "experts.dgrad.all_reduce", "experts.dgrad.reduce_scatter");
-    e.gemm("expert.fc1.wgrad", h_, f_ / t_, per_expert_, experts_local_, true, false);
+    lin(e, "expert.fc1.wgrad", h_, f1_ / t_, per_expert_, experts_local_, true, false);
     gradients_ready(e, layer, Sub::experts);
     e.wait(ar);
     expert_exchange(e, true, "dispatch.bwd.all_to_all", "dispatch.bwd.all_gather");
@@ -557,7 +730,7 @@ class MegatronLowering final : public LayerLowering {
   }
 
   const Ctx& c_;
-  int64_t h_, f_, a_, S_, V_, T_, t_;
+  int64_t h_, f_, q_, f1_, a_, S_, V_, T_, t_;  // q_: QKV outputs, f1_: fc1 outputs
   bool sp_, zero3_;
   ShardingMechanism sharding_;
   int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for

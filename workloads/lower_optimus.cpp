@@ -86,7 +86,10 @@ class OptimusLowering final : public LayerLowering {
   }
   double logits_bytes() const override { return 4.0 * static_cast<double>((T_ / q_) * (V_ / q_)); }
   double embedding_params() const override { return static_cast<double>(V_ * h_) / static_cast<double>(q_ * q_); }
-  double position_params() const override { return static_cast<double>(S_ * h_) / static_cast<double>(q_ * q_); }
+  double position_params() const override {
+    if (c_.w.model.position != Position::learned) return 0.0;
+    return static_cast<double>(S_ * h_) / static_cast<double>(q_ * q_);
+  }
   double gathered_weight_bytes(int32_t layer) const override {
     (void)layer;
     return 0;

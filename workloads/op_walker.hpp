@@ -129,8 +129,8 @@ class OpWalker {
 // The streams in their natural order, and communication first (compute last): the executor's order,
 // where a CPU GEMM runs to completion inside start() and the collectives ready by then must already be
 // in flight to overlap it.
-constexpr std::array<int, kStreams> kStreamOrder = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-constexpr std::array<int, kStreams> kCommunicationFirst = {1, 2, 3, 4, 5, 6, 7, 8, 9, 0};
+constexpr std::array<int, kStreams> kStreamOrder = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+constexpr std::array<int, kStreams> kCommunicationFirst = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0};
 
 // The ledger of one rank's recorded run: its events (every op once) replayed through a walker. What
 // the engine and the executor report is this; tests and comparisons can recompute it from a trace.

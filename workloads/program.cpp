@@ -17,8 +17,8 @@ const char* to_string(Phase p) {
 }
 
 const char* to_string(Stream s) {
-  static const char* names[kStreams] = {"compute",  "tensor",   "shard",    "expert",   "data",
-                                        "send_fwd", "send_bwd", "recv_fwd", "recv_bwd", "host"};
+  static const char* names[kStreams] = {"compute",  "tensor",   "shard",    "expert", "data",   "send_fwd",
+                                        "send_bwd", "recv_fwd", "recv_bwd", "host",   "context"};
   return names[static_cast<int>(s)];
 }
 

@@ -45,9 +45,10 @@ enum class Stream : uint8_t {
   send_bwd,
   recv_fwd,
   recv_bwd,
-  host,  // host <-> device copies
+  host,     // host <-> device copies
+  context,  // context-parallel exchanges of keys and values
 };
-constexpr int kStreams = 10;
+constexpr int kStreams = 11;
 
 const char* to_string(OpKind k);
 // The kind named as to_string names it, if any.

@@ -57,6 +57,12 @@ std::vector<MissingFeature> missing_stack_features(const Workload& w) {
   if (w.opt.overlap_tensor_comm && !x.tensor_comm_overlap)
     out.push_back({"optimizations.overlap_tensor_comm",
                    "= true: " + stack + " does not pipeline tensor-parallel collectives with GEMMs"});
+  if (p.context > 1 && !x.context_parallel)
+    out.push_back(
+        {"parallelism.context.size", "= " + std::to_string(p.context) + ": " + stack + " has no context parallelism"});
+  if (w.training.fp8 != Fp8::none && !x.fp8)
+    out.push_back(
+        {"training.fp8", std::string("= \"") + to_string(w.training.fp8) + "\": " + stack + " has no fp8 GEMMs"});
   return out;
 }
 

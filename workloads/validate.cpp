@@ -40,11 +40,21 @@ constexpr double kMaxProgramOps = 2.5e7;
 
 void validate_model(const ModelConfig& m) {
   require_divides({"model.heads", m.heads}, {"model.hidden", m.hidden});
+  if (m.kv_heads > 0) require_divides({"model.kv_heads", m.kv_heads}, {"model.heads", m.heads});
   if (m.moe.enabled()) {
     require(m.moe.every <= m.layers, "model.moe.every",
             "= " + std::to_string(m.moe.every) + " exceeds " + show({"model.layers", m.layers}) +
                 ": the model would have no MoE layer");
   }
+}
+
+// The Optimus and AxoNN lowerings build a GPT-3 layer: full multi-head attention and a two-GEMM MLP.
+void require_classic_layer(const ModelConfig& m, const char* mode) {
+  const std::string why =
+      std::string("is not modelled with tensor mode \"") + mode + "\" (use \"megatron\" or \"none\")";
+  require(m.kv_heads == 0 || m.kv_heads == m.heads, "model.kv_heads",
+          "= " + std::to_string(m.kv_heads) + ": grouped-query attention " + why);
+  require(m.mlp == Mlp::gelu, "model.mlp", std::string("= \"") + to_string(m.mlp) + "\": a gated MLP " + why);
 }
 
 void validate_tensor(const Workload& w) {
@@ -61,13 +71,22 @@ void validate_tensor(const Workload& w) {
     case TensorMode::megatron: {
       const Field size{"parallelism.tensor.size", t.size};
       require_divides(size, heads);
+      // Megatron-Core splits the key/value heads over the tensor ranks (num_query_groups must be a
+      // multiple of the tensor-parallel size: megatron/training/arguments.py, core_r0.8.0).
+      if (m.kv_heads > 0) require_divides(size, {"model.kv_heads", m.kv_heads});
       require_divides(size, hidden);
       require_divides(size, ffn);
       require_divides(size, vocab);
-      if (w.parallel.sequence_parallel) require_divides(size, {"model.seq_len", m.seq_len});
+      if (w.parallel.sequence_parallel) {
+        if (w.parallel.context > 1)
+          require_divides(size, {"model.seq_len / parallelism.context.size", m.seq_len / w.parallel.context});
+        else
+          require_divides(size, {"model.seq_len", m.seq_len});
+      }
       break;
     }
     case TensorMode::optimus: {
+      require_classic_layer(m, "optimus");
       const Field q{"parallelism.tensor.q", t.rows};
       require_divides(q, hidden);
       require_divides(q, heads);
@@ -79,6 +98,7 @@ void validate_tensor(const Workload& w) {
       break;
     }
     case TensorMode::axonn: {
+      require_classic_layer(m, "axonn");
       // Layers alternate: QKV and fc1 split their outputs over x, proj and fc2 over y (transposed).
       const Field x{"parallelism.tensor.x", t.x}, y{"parallelism.tensor.y", t.y}, z{"parallelism.tensor.z", t.z};
       require_divides(x, hidden);
@@ -107,6 +127,31 @@ void validate_tensor(const Workload& w) {
   }
   if (t.mode == TensorMode::optimus)
     require(w.parallel.zero_stage < 3, "parallelism.data.zero", "= 3 is not supported with tensor mode \"optimus\"");
+}
+
+// Context parallelism as Megatron-Core runs it through Transformer Engine: fused or flash attention
+// only (TE's attn_forward_func_with_cp), the sequence in 2·cp chunks for causal load balancing
+// (megatron/core/utils.py get_batch_on_this_cp_rank), and for all_to_all the heads split over the
+// context ranks.
+void validate_context(const Workload& w) {
+  const auto& p = w.parallel;
+  if (p.context <= 1) return;
+  const Field cp{"parallelism.context.size", p.context};
+  require(p.tensor.mode == TensorMode::none || p.tensor.mode == TensorMode::megatron, "parallelism.context.size",
+          "= " + std::to_string(p.context) + " is modelled with tensor mode \"megatron\" or \"none\", not \"" +
+              to_string(p.tensor.mode) + "\"");
+  require(w.model.attention == Attention::flash, "parallelism.context.size",
+          "= " + std::to_string(p.context) +
+              " needs model.attention \"flash\" (Transformer Engine runs context parallelism only in its fused and "
+              "flash attention kernels)");
+  if (p.context_comm == ContextComm::all_to_all) {
+    const int64_t t = p.tensor.mode == TensorMode::megatron ? p.tensor.size : 1;
+    require_divides(cp, {"model.heads / tensor size", w.model.heads / t});
+    require_divides(cp, {"model.kv_heads / tensor size", w.model.kv_head_count() / t});
+    require_divides(cp, {"model.seq_len", w.model.seq_len});
+  } else {
+    require_divides({"2 × parallelism.context.size", 2 * p.context}, {"model.seq_len", w.model.seq_len});
+  }
 }
 
 void validate_pipeline(const Workload& w) {
@@ -250,6 +295,17 @@ void validate(const Workload& w) {
   if (w.training.offload_optimizer)
     require(w.training.dtype != Dtype::fp32, "training.offload_optimizer",
             "models AxoNN's mixed-precision offload and needs dtype bf16 or fp16");
+  if (w.training.fp8 != Fp8::none) {
+    require(w.training.dtype == Dtype::bf16 || w.training.dtype == Dtype::fp16, "training.fp8",
+            std::string("= \"") + to_string(w.training.fp8) +
+                "\" needs dtype bf16 or fp16 (Transformer Engine keeps the weights and activations in 16 bits)");
+    const auto mode = w.parallel.tensor.mode;
+    require(mode == TensorMode::none || mode == TensorMode::megatron, "training.fp8",
+            std::string("is modelled with tensor mode \"megatron\" or \"none\", not \"") + to_string(mode) + "\"");
+  }
+  require(!w.training.fp8_param_gather || w.training.fp8 != Fp8::none, "training.fp8_param_gather",
+          "needs training.fp8 (\"delayed\" or \"current\")");
+  validate_context(w);
   validate_tensor(w);
   validate_moe(w);
   validate_pipeline(w);

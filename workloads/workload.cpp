@@ -35,6 +35,31 @@ const char* to_string(Checkpointing c) {
 const char* to_string(Attention a) {
   return a == Attention::flash ? "flash" : a == Attention::math ? "math" : "unfused";
 }
+const char* to_string(Mlp m) {
+  return m == Mlp::swiglu ? "swiglu" : m == Mlp::geglu ? "geglu" : "gelu";
+}
+const char* to_string(Norm n) {
+  return n == Norm::rmsnorm ? "rmsnorm" : "layernorm";
+}
+const char* to_string(Position p) {
+  switch (p) {
+    case Position::learned:
+      return "learned";
+    case Position::rope:
+      return "rope";
+    case Position::alibi:
+      return "alibi";
+    case Position::none:
+      return "none";
+  }
+  return "?";
+}
+const char* to_string(Fp8 f) {
+  return f == Fp8::delayed ? "delayed" : f == Fp8::current ? "current" : "none";
+}
+const char* to_string(ContextComm c) {
+  return c == ContextComm::all_to_all ? "all_to_all" : c == ContextComm::all_gather ? "all_gather" : "p2p";
+}
 const char* to_string(TensorMode t) {
   switch (t) {
     case TensorMode::none:
@@ -77,11 +102,15 @@ int64_t TensorConfig::degree() const {
 }
 
 int64_t Workload::total_ranks() const {
-  return parallel.tensor.degree() * parallel.expert * parallel.pipeline.stages * parallel.data;
+  return parallel.tensor.degree() * parallel.context * parallel.expert * parallel.pipeline.stages * parallel.data;
 }
 
 int64_t Workload::batch_replicas() const {
   return parallel.data * parallel.expert;
+}
+
+int64_t Workload::tokens_per_rank() const {
+  return training.micro_batch * model.seq_len / parallel.context;
 }
 
 int64_t Workload::micro_batches() const {
@@ -90,7 +119,7 @@ int64_t Workload::micro_batches() const {
 
 bool tensor_comm_overlap_fits(const Workload& w) {
   const auto& t = w.parallel.tensor;
-  const int64_t tokens = w.model.seq_len * w.training.micro_batch;
+  const int64_t tokens = w.tokens_per_rank();
   return t.mode == TensorMode::megatron && t.size > 1 && w.parallel.sequence_parallel && tokens % t.size == 0 &&
          tokens % kTensorCommPipelineSplits == 0;
 }
@@ -104,6 +133,13 @@ nlohmann::json to_json(const Workload& w) {
        {"ffn_hidden", w.model.ffn_hidden}, {"seq_len", w.model.seq_len}, {"vocab", w.model.vocab}};
   if (w.model.attention_dropout > 0) m["attention_dropout"] = w.model.attention_dropout;
   if (w.model.attention != Attention::unfused) m["attention"] = to_string(w.model.attention);
+  if (w.model.kv_heads > 0) m["kv_heads"] = w.model.kv_heads;
+  if (w.model.mlp != Mlp::gelu) m["mlp"] = to_string(w.model.mlp);
+  if (w.model.norm != Norm::layernorm) m["norm"] = to_string(w.model.norm);
+  if (w.model.position != Position::learned) m["position"] = to_string(w.model.position);
+  if (!w.model.bias) m["bias"] = false;
+  if (!w.model.tied_embeddings) m["tied_embeddings"] = false;
+  if (w.model.final_norm) m["final_norm"] = true;
   if (w.model.moe.enabled())
     m["moe"] = {{"experts", w.model.moe.experts},
                 {"top_k", w.model.moe.top_k},
@@ -120,6 +156,8 @@ nlohmann::json to_json(const Workload& w) {
                    {"fp32_gradient_copy", w.training.fp32_gradient_copy}};
   if (w.training.gradient_reduce_dtype)
     j["training"]["gradient_reduce_dtype"] = to_string(*w.training.gradient_reduce_dtype);
+  if (w.training.fp8 != Fp8::none) j["training"]["fp8"] = to_string(w.training.fp8);
+  if (w.training.fp8_param_gather) j["training"]["fp8_param_gather"] = true;
   auto& p = j["parallelism"];
   p["data"] = {{"size", w.parallel.data}, {"zero", w.parallel.zero_stage}};
   const auto& t = w.parallel.tensor;
@@ -137,6 +175,8 @@ nlohmann::json to_json(const Workload& w) {
                    {"chunks", w.parallel.pipeline.chunks},
                    {"pipeline_limit", w.parallel.pipeline.pipeline_limit}};
   p["expert"] = {{"size", w.parallel.expert}};
+  if (w.parallel.context > 1)
+    p["context"] = {{"size", w.parallel.context}, {"comm", to_string(w.parallel.context_comm)}};
   j["optimizations"] = {{"overlap_all_reduce", w.opt.overlap_all_reduce},
                         {"overlap_reduce_scatter", w.opt.overlap_reduce_scatter},
                         {"overlap_all_gather", w.opt.overlap_all_gather},

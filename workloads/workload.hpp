@@ -23,11 +23,39 @@ enum class Schedule { gpipe, one_f_one_b, interleaved, axonn };
 // added to the scores in a pass of its own before the softmax) or flash (one FlashAttention-2 kernel
 // that never writes the scores).
 enum class Attention { unfused, math, flash };
+// The MLP's activation: gelu (two GEMMs, fc1 of ffn_hidden outputs), or a gated linear unit (Shazeer,
+// "GLU Variants Improve Transformer", 2020): fc1 computes 2·ffn_hidden outputs, the gate's and the
+// value's, that the activation multiplies (Megatron-Core's gated_linear_unit: linear_fc1 of
+// 2·ffn_hidden_size, megatron/core/transformer/mlp.py, core_r0.8.0).
+enum class Mlp { gelu, swiglu, geglu };
+// Layer normalisation: LayerNorm (weight and bias) or RMSNorm (Zhang and Sennrich 2019: weight only).
+enum class Norm { layernorm, rmsnorm };
+// Position information: learned absolute embeddings (GPT-2/3: S·h parameters), rotary embeddings
+// applied to queries and keys (Su et al., RoFormer 2021), ALiBi biases added to the scores (Press et
+// al. 2022), or none.
+enum class Position { learned, rope, alibi, none };
+
+// FP8 GEMMs (Transformer Engine, Micikevicius et al., "FP8 Formats for Deep Learning", 2022): the
+// transformer layers' linear GEMMs take E4M3/E5M2 operands with per-tensor scales, everything else
+// stays in `dtype`. delayed: scales from the amax history of earlier iterations (TE DelayedScaling,
+// Megatron-LM's --fp8-recipe delayed); current: each tensor's own amax, one more read of it before its
+// cast (TE Float8CurrentScaling, --fp8-recipe tensorwise).
+enum class Fp8 { none, delayed, current };
+// How context parallelism exchanges keys and values (Transformer Engine's cp_comm_type, Megatron-LM
+// --cp-comm-type): p2p, the ring of Liu et al.'s Ring Attention (2023) overlapped block by block with
+// the attention kernel; all_to_all, DeepSpeed-Ulysses (Jacobs et al. 2023): heads exchanged for the
+// sequence before attention and back after it; all_gather: every rank gathers the keys and values.
+enum class ContextComm { p2p, all_to_all, all_gather };
 
 int bytes_of(Dtype d);
 const char* to_string(Dtype d);
 const char* to_string(Checkpointing c);
 const char* to_string(Attention a);
+const char* to_string(Mlp m);
+const char* to_string(Norm n);
+const char* to_string(Position p);
+const char* to_string(Fp8 f);
+const char* to_string(ContextComm c);
 const char* to_string(TensorMode t);
 const char* to_string(Schedule s);
 
@@ -57,7 +85,26 @@ struct ModelConfig {
   // pass recomputing the scores (five products where the forward has two), nothing of size s² in
   // memory.
   Attention attention = Attention::unfused;
+  // Grouped-query attention (Ainslie et al. 2023): kv_heads key/value heads shared by the query heads
+  // (0: one per query head, multi-head attention; 1: multi-query). Heads are hidden/heads wide.
+  int64_t kv_heads = 0;
+  Mlp mlp = Mlp::gelu;
+  Norm norm = Norm::layernorm;
+  Position position = Position::learned;
+  bool bias = true;             // biases on the linear layers (false: Megatron's --disable-bias-linear)
+  bool tied_embeddings = true;  // the output layer shares the word embedding
+  // The layer norm after the last layer. Eq. (2) of Narayanan et al. does not count it; models
+  // described by their published parameter count (Llama) do.
+  bool final_norm = false;
   MoeConfig moe;
+  int64_t kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+  int64_t head_dim() const { return hidden / heads; }
+  // Outputs of the QKV projection: the queries (hidden) and a key and a value per KV head.
+  int64_t qkv_outputs() const { return hidden + 2 * kv_head_count() * head_dim(); }
+  // Outputs of fc1: ffn_hidden, or twice that for a gated MLP.
+  int64_t fc1_outputs() const { return mlp == Mlp::gelu ? ffn_hidden : 2 * ffn_hidden; }
+  // Parameters of one normalisation layer.
+  int64_t norm_params() const { return norm == Norm::layernorm ? 2 * hidden : hidden; }
   bool is_moe_layer(int64_t layer) const { return moe.enabled() && layer % moe.every == moe.every - 1; }
   int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
 };
@@ -75,6 +122,10 @@ struct TrainingConfig {
   // Unset: the training dtype.
   std::optional<Dtype> gradient_reduce_dtype;
   Dtype gradient_reduce() const { return gradient_reduce_dtype.value_or(dtype); }
+  Fp8 fp8 = Fp8::none;
+  // The distributed optimizer all-gathers the updated weights in fp8 and the model keeps them so
+  // (Megatron-LM --fp8-param-gather): one byte per parameter gathered and held instead of two.
+  bool fp8_param_gather = false;
 };
 
 struct TensorConfig {
@@ -99,6 +150,11 @@ struct ParallelConfig {
   bool sequence_parallel = false;
   PipelineConfig pipeline;
   int64_t expert = 1;  // TED: ranks of an expert-parallel group
+  // Context parallelism (Megatron-Core --context-parallel-size): the sequence split over `context`
+  // ranks, each holding seq_len/context tokens (two chunks of 2·context, Megatron's causal load
+  // balancing), the weights replicated and their gradients reduced with the data-parallel group's.
+  int64_t context = 1;
+  ContextComm context_comm = ContextComm::p2p;
 };
 
 struct Optimizations {
@@ -136,6 +192,8 @@ struct Workload {
   // Model replicas that split the batch (data × expert for TED): global_batch / (replicas · micro_batch)
   // micro-batches per iteration.
   int64_t batch_replicas() const;
+  // Tokens of one micro-batch that one rank holds: micro_batch × seq_len, split by context parallelism.
+  int64_t tokens_per_rank() const;
   int64_t micro_batches() const;
 };
 

@@ -38,6 +38,15 @@ const std::vector<std::pair<std::string, Checkpointing>> kCheckpointing = {
     {"full", Checkpointing::full}, {"none", Checkpointing::none}, {"selective", Checkpointing::selective}};
 const std::vector<std::pair<std::string, Attention>> kAttention = {
     {"unfused", Attention::unfused}, {"math", Attention::math}, {"flash", Attention::flash}};
+const std::vector<std::pair<std::string, Mlp>> kMlp = {
+    {"gelu", Mlp::gelu}, {"swiglu", Mlp::swiglu}, {"geglu", Mlp::geglu}};
+const std::vector<std::pair<std::string, Norm>> kNorm = {{"layernorm", Norm::layernorm}, {"rmsnorm", Norm::rmsnorm}};
+const std::vector<std::pair<std::string, Position>> kPosition = {
+    {"learned", Position::learned}, {"rope", Position::rope}, {"alibi", Position::alibi}, {"none", Position::none}};
+const std::vector<std::pair<std::string, Fp8>> kFp8 = {
+    {"none", Fp8::none}, {"delayed", Fp8::delayed}, {"current", Fp8::current}};
+const std::vector<std::pair<std::string, ContextComm>> kContextComm = {
+    {"p2p", ContextComm::p2p}, {"all_to_all", ContextComm::all_to_all}, {"all_gather", ContextComm::all_gather}};
 const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {{"none", TensorMode::none},
                                                                       {"megatron", TensorMode::megatron},
                                                                       {"optimus", TensorMode::optimus},
@@ -69,6 +78,13 @@ ModelConfig read_model(JsonReader r) {
   m.vocab = r.integer("vocab", std::nullopt, 1, kMaxVocab);
   m.attention_dropout = r.number("attention_dropout", 0.0, 0.0, 0.999);
   m.attention = read_enum(r, "attention", kAttention);
+  m.kv_heads = r.integer("kv_heads", 0, 1, m.heads);
+  m.mlp = read_enum(r, "mlp", kMlp);
+  m.norm = read_enum(r, "norm", kNorm);
+  m.position = read_enum(r, "position", kPosition);
+  m.bias = r.boolean("bias", true);
+  m.tied_embeddings = r.boolean("tied_embeddings", true);
+  m.final_norm = r.boolean("final_norm", false);
   if (r.has("moe")) {
     JsonReader e = r.object("moe");
     m.moe.experts = e.integer("experts", std::nullopt, 2, 1 << 20);
@@ -93,6 +109,8 @@ TrainingConfig read_training(JsonReader r) {
   t.offload_optimizer = r.boolean("offload_optimizer", false);
   t.offload_bucket = r.integer("offload_bucket", 4'000'000, 1, int64_t{1} << 40);
   t.fp32_gradient_copy = r.boolean("fp32_gradient_copy", false);
+  t.fp8 = read_enum(r, "fp8", kFp8);
+  t.fp8_param_gather = r.boolean("fp8_param_gather", false);
   r.finish();
   return t;
 }
@@ -155,6 +173,12 @@ ParallelConfig read_parallel(JsonReader r) {
     JsonReader e = r.object("expert");
     p.expert = e.integer("size", 1, 1, kMaxRanks);
     e.finish();
+  }
+  {
+    JsonReader c = r.object("context");
+    p.context = c.integer("size", 1, 1, kMaxRanks);
+    p.context_comm = read_enum(c, "comm", kContextComm);
+    c.finish();
   }
   r.finish();
   return p;

@@ -128,7 +128,8 @@ TEST(DefaultStack, AWorkloadNamingNoneGetsTheCurrentStackOfItsConfiguration) {
   const auto tp = pw::parse_workload(megatron(""), "");
   EXPECT_EQ(tp.framework.profile, "megatron-core");
   EXPECT_FALSE(tp.framework.chosen_because.empty());
-  EXPECT_NE(pw::stack_label(tp.framework).find("chosen for tensor or pipeline parallelism"), std::string::npos);
+  EXPECT_NE(pw::stack_label(tp.framework).find("chosen for tensor, pipeline or context parallelism"),
+            std::string::npos);
   EXPECT_EQ(pw::parse_workload(data_parallel(3), "").framework.profile, "fsdp2");
   EXPECT_EQ(pw::parse_workload(data_parallel(2), "").framework.profile, "deepspeed");
   EXPECT_EQ(pw::parse_workload(data_parallel(0), "").framework.profile, "megatron-core");

@@ -1129,5 +1129,41 @@ TEST(WorkloadErrors, FilesLargerThanTheirListedSizeAreNotReadWhole) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Llama-class layer options
+
+TEST(WorkloadErrors, KvHeadsMustDivideHeads) {
+  json d = base();
+  d["model"]["kv_heads"] = 3;
+  EXPECT_TRUE(rejects(d, "model.kv_heads", "does not divide model.heads = 8"));
+  d["model"]["kv_heads"] = 16;
+  EXPECT_TRUE(rejects(d, "model.kv_heads", "out of range [1, 8]"));
+}
+
+TEST(WorkloadErrors, TensorRanksMustDivideKvHeads) {
+  json d = base();
+  d["model"]["kv_heads"] = 1;  // multi-query attention over 2 tensor ranks
+  EXPECT_TRUE(rejects(d, "parallelism.tensor.size", "does not divide model.kv_heads = 1"));
+  d["model"]["kv_heads"] = 2;
+  EXPECT_NO_THROW(parse_workload(d, ""));
+}
+
+TEST(WorkloadErrors, LayerOptionsAreSpelledAsListed) {
+  for (const auto& [key, value] : {std::pair{"mlp", "silu"}, {"norm", "batchnorm"}, {"position", "rotary"}}) {
+    json d = base();
+    d["model"][key] = value;
+    EXPECT_TRUE(rejects(d, std::string("model.") + key, "is not one of")) << key;
+  }
+}
+
+TEST(WorkloadErrors, OptimusAndAxonnRefuseGroupedQueryAttentionAndGatedMlps) {
+  json d = optimus_base();
+  d["model"]["kv_heads"] = 2;
+  EXPECT_TRUE(rejects(d, "model.kv_heads", "grouped-query attention is not modelled with tensor mode \"optimus\""));
+  d = axonn_base();
+  d["model"]["mlp"] = "swiglu";
+  EXPECT_TRUE(rejects(d, "model.mlp", "a gated MLP is not modelled with tensor mode \"axonn\""));
+}
+
 }  // namespace
 }  // namespace paratwin::workloads
