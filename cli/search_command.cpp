@@ -197,6 +197,13 @@ Action add_search_command(CLI::App& app) {
     options.model.library = library;
     RankingProgress ranking(!a->no_progress);
     options.progress = [&ranking](const sim::SearchProgress& p) { ranking.update(p); };
+    // The families vary tensor, pipeline, data and expert sizes; context parallelism is not one of
+    // their axes yet, and a ranked configuration runs without it.
+    if (base.parallel.context > 1)
+      std::fprintf(stderr,
+                   "paratwin search: parallelism.context.size = %lld is not varied by the search: the configurations "
+                   "below run without context parallelism\n",
+                   static_cast<long long>(base.parallel.context));
     sim::SearchResult result;
     try {
       result = sim::search(base, topology, options);
