@@ -496,9 +496,8 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
                             " (learned_absolute, rope and none are modelled)");
   // Without --ffn-hidden-size, SwiGLU's is two thirds of 4·hidden rounded down to a multiple of 64
   // (arguments.py, core_r0.8.0 l.378-386), keeping the parameters of a 4·hidden GeLU MLP.
-  const int64_t default_ffn =
-      swiglu ? product(4, hidden, "--hidden-size", "the default --ffn-hidden-size") * 2 / 3 / 64 * 64
-             : product(4, hidden, "--hidden-size", "the default --ffn-hidden-size");
+  const int64_t four_h = product(4, hidden, "--hidden-size", "the default --ffn-hidden-size");
+  const int64_t default_ffn = swiglu ? four_h * 2 / 3 / 64 * 64 : four_h;
   int64_t ffn = r.integer("--ffn-hidden-size", default_ffn);
 
   // Parallelism and the world size.

@@ -43,13 +43,11 @@ class MegatronLowering final : public LayerLowering {
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
     gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather};
     per_chunk_ = static_cast<int32_t>(c.w.model.layers / (c.w.parallel.pipeline.stages * c.w.parallel.pipeline.chunks));
+    dense_params_ = params(false);
+    if (moe.enabled()) moe_params_ = params(true);
     if (zero3_) {
-      dense_params_ = params(false);
       dense_calls_ = make_calls(false);
-      if (moe.enabled()) {
-        moe_params_ = params(true);
-        moe_calls_ = make_calls(true);
-      }
+      if (moe.enabled()) moe_calls_ = make_calls(true);
     }
   }
 
@@ -136,7 +134,7 @@ class MegatronLowering final : public LayerLowering {
   std::vector<ParamBlock> layer_params(int32_t layer) const override {
     const bool moe = c_.w.model.is_moe_layer(layer);
     double dense = 0, experts = 0;
-    for (const auto& p : params(moe)) (p.expert ? experts : dense) += p.elements;
+    for (const auto& p : params_of(moe)) (p.expert ? experts : dense) += p.elements;
     if (!moe) return {{"layer", dense, false}};
     return {{"layer", dense, false}, {"experts", experts, true}};
   }
@@ -736,7 +734,7 @@ class MegatronLowering final : public LayerLowering {
   int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for
   int32_t per_chunk_ = 1;                         // layers per model chunk: a backward pass ends at a multiple of it
   bool gathering_ = false;                        // whether the pass being lowered gathers weights
-  std::vector<Param> dense_params_, moe_params_;  // params(), made once (ZeRO-3 only)
+  std::vector<Param> dense_params_, moe_params_;  // params(), made once
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;
   int64_t experts_local_ = 0, per_expert_ = 0;
