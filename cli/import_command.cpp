@@ -3,12 +3,16 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/launch_script.hpp"
 #include "common/input_error.hpp"
+#include "common/json_file.hpp"
 #include "common/report_text.hpp"
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
 #include "topology/machine.hpp"
+#include "workloads/arithmetic.hpp"
 #include "workloads/framework.hpp"
+#include "workloads/import_hf.hpp"
 #include "workloads/import_megatron.hpp"
 
 namespace paratwin::cli {
@@ -17,6 +21,7 @@ namespace {
 
 struct ImportArgs {
   std::vector<std::string> words;
+  std::string script;
   std::string out;
   std::string machine;
   workloads::MegatronImportOptions options;
@@ -38,6 +43,89 @@ void print_list(const char* title, const std::vector<std::string>& items, const 
   std::cerr << "\n";
 }
 
+struct HfArgs {
+  std::string config, workload, out;
+  workloads::HfImportOptions options;
+  CLI::App* cmd = nullptr;
+};
+
+// `paratwin import hf CONFIG [--workload W]`: a Hugging Face config.json to the model section, alone or
+// in place of a workload's.
+std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
+  auto a = std::make_shared<HfArgs>();
+  std::string names;
+  for (const auto& n : workloads::hf_architectures()) names += (names.empty() ? "" : ", ") + n;
+  a->cmd = import.add_subcommand(
+      "hf",
+      "Write the model section from a Hugging Face config.json (" + names +
+          "): alone ({\"model\": ...}), or in place of the model of the workload given with --workload, which "
+          "keeps its batch, parallelism, stack and attention kernel. Features the workload format cannot express "
+          "(DeepSeek-V3's multi-latent attention, Qwen2's q/k/v biases, sliding windows, ...) are an error listing "
+          "each, unless --approximate.");
+  a->cmd->add_option("config", a->config, "the config.json")->required();
+  a->cmd->add_option("--workload,-w", a->workload, "a workload file whose model section is replaced");
+  a->cmd->add_option("--out,-o", a->out, "write to this file (default: standard output)");
+  a->cmd->add_option("--seq-len", a->options.seq_len, "the training sequence length (default: the workload's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  a->cmd->add_flag("--approximate", a->options.approximate,
+                   "import despite inexpressible features, leaving them out and listing each");
+  return {
+      a->cmd, [a]() -> int {
+        if (!a->out.empty()) check_output_file(a->out, "--out");
+        RunFiles().input("config", a->config).input("--workload", a->workload).output("--out", a->out).check();
+        const auto config =
+            parse_json<workloads::WorkloadError>(read_text_file<workloads::WorkloadError>(a->config), a->config);
+        nlohmann::ordered_json base;
+        if (!a->workload.empty()) {
+          base = nlohmann::ordered_json::parse(read_text_file<workloads::WorkloadError>(a->workload), nullptr, false);
+          if (base.is_discarded() || !base.is_object() || !base.contains("model") || !base["model"].is_object())
+            throw workloads::WorkloadError(a->workload, "is not a workload file (a JSON object with a model section)");
+          workloads::parse_workload_text(base.dump(), a->workload);  // a valid workload to start from
+          if (a->options.seq_len == 0) a->options.seq_len = base["model"].value("seq_len", int64_t{0});
+        }
+        const auto hf = workloads::import_hf_config(config, a->config, a->options);
+        std::string text;
+        std::string summary;
+        if (a->workload.empty()) {
+          text = nlohmann::ordered_json{{"model", hf.model}}.dump(2) + "\n";
+        } else {
+          auto model = hf.model;
+          // The attention kernel is the training stack's choice, not the model's: the workload's stays.
+          if (base["model"].contains("attention")) model["attention"] = base["model"]["attention"];
+          base["model"] = model;
+          const std::string note = " Model from " + a->config + " (" + hf.architecture + ").";
+          base["description"] = base.value("description", std::string()) + note;
+          text = base.dump(2) + "\n";
+          const auto w = workloads::parse_workload_text(text, a->out.empty() ? "the imported workload" : a->out);
+          summary = ", " + workloads::configuration_label(w);
+        }
+        workloads::ModelConfig m;
+        if (!a->workload.empty()) {
+          m = workloads::parse_workload_text(text, a->workload).model;
+        } else {
+          // A model section alone: counted through a minimal workload around it.
+          auto probe = hf.model;
+          if (!probe.contains("seq_len")) probe["seq_len"] = 1;
+          nlohmann::json doc = {{"name", "probe"},
+                                {"model", probe},
+                                {"training", {{"global_batch", 1}, {"micro_batch", 1}}},
+                                {"parallelism", {{"data", {{"size", 1}}}}}};
+          m = workloads::parse_workload(doc, a->config).model;
+        }
+        if (a->out.empty())
+          std::cout << text;
+        else
+          write_file_atomically(a->out, text);
+        std::cerr << "paratwin import hf: " << (a->out.empty() ? "wrote" : "wrote " + a->out) << " " << hf.architecture
+                  << ": " << workloads::parameters_label(m) << summary << "\n";
+        if (!hf.model.contains("seq_len"))
+          std::cerr << "  no seq_len: give --seq-len, or --workload, for a model section a workload can take\n";
+        print_list("not expressible, left out", hf.dropped, "; ");
+        print_list("not modelled (no effect on the cost model)", hf.not_modelled);
+        return 0;
+      }};
+}
+
 }  // namespace
 
 Action add_import_command(CLI::App& app) {
@@ -47,7 +135,11 @@ Action add_import_command(CLI::App& app) {
   CLI::App* megatron = cmd->add_subcommand(
       "megatron",
       "Write a workload file from a Megatron-LM pretrain_gpt.py command line, given after `--` (torchrun's "
-      "--nproc_per_node and --nnodes, the script path and launcher words may come with it).\n"
+      "--nproc_per_node and --nnodes, the script path and launcher words may come with it), or from a launch "
+      "script (--script train.sh): bash runs the script in an empty scratch folder with torchrun, python, uv, "
+      "srun, nsys, ... replaced by a recorder that starts nothing, and the training command it would launch is "
+      "imported. The script sees paratwin's environment: set what it reads from the launcher there (e.g. "
+      "SLURM_NNODES=4 paratwin import megatron --script train.sh), or give --world-size.\n"
       "Unknown arguments are an error (exit 2) that lists every one, unless --allow-unknown; arguments that "
       "change the performance but that the workload format cannot express (e.g. --swiglu, "
       "--group-query-attention, --context-parallel-size 2) are an error naming each, unless --approximate. "
@@ -78,11 +170,23 @@ Action add_import_command(CLI::App& app) {
                      "import despite unknown arguments, listing them as warnings");
   megatron->add_flag("--approximate", a->options.approximate,
                      "import despite inexpressible arguments, leaving them out and listing them");
-  megatron->add_option("command", a->words, "the Megatron-LM command line, after `--`")->required();
+  megatron->add_option("--script", a->script,
+                       "a bash launch script to import: the command it launches (arguments after `--` are the "
+                       "script's own)");
+  megatron->add_option("command", a->words,
+                       "the Megatron-LM command line after `--`; with --script, the script's arguments");
   megatron->footer(understood_arguments());
-  return [a]() -> int {
+  const auto hf_command = add_import_hf(*cmd);
+  CLI::App* hf = hf_command.first;
+  const Action run_hf = hf_command.second;
+  return [a, hf, run_hf]() -> int {
+    if (hf->parsed()) return run_hf();
     if (!a->out.empty()) check_output_file(a->out, "--out");
-    RunFiles().input("--machine", topology::machine_file(a->machine)).output("--out", a->out).check();
+    RunFiles()
+        .input("--machine", topology::machine_file(a->machine))
+        .input("--script", a->script)
+        .output("--out", a->out)
+        .check();
     // The name is the workload's own, written as given: it must be text JSON can hold.
     if (const size_t bad = invalid_utf8_at(a->options.name); bad != std::string::npos)
       throw InputError("--name", printed("is not UTF-8 text (byte 0x%02x at offset %zu): give the name in UTF-8",
@@ -92,12 +196,21 @@ Action add_import_command(CLI::App& app) {
       a->options.devices_per_node = machine.devices_per_node();
       a->options.machine = machine.name;
     }
+    if (a->script.empty() && a->words.empty())
+      throw InputError("command", "give the Megatron-LM command line after `--`, or a launch script with --script");
+    std::vector<std::string> words = a->words;
+    if (!a->script.empty()) {
+      words = training_command("--script", a->script, record_launch("--script", a->script, a->words));
+      std::cerr << "paratwin import megatron: " << a->script << " launches: " << words.front() << " ... ("
+                << words.size() - 1 << " arguments)\n";
+    }
     workloads::MegatronImport result;
     try {
-      result = workloads::import_megatron(a->words, a->options);
+      result = workloads::import_megatron(words, a->options);
     } catch (const workloads::MegatronArgumentsError& e) {
       // One line each: a long command can have many.
       std::cerr << "paratwin import megatron: the workload was not written:\n";
+      if (!e.error().empty()) std::cerr << "  error: " << e.error() << "\n";
       for (const auto& u : e.unknown()) std::cerr << "  unknown argument: " << u << "\n";
       for (const auto& c : e.inexpressible()) std::cerr << "  cannot be expressed: " << c << "\n";
       if (!e.unknown().empty()) std::cerr << "  (--allow-unknown imports without the unknown arguments)\n";
@@ -111,7 +224,8 @@ Action add_import_command(CLI::App& app) {
       write_file_atomically(a->out, result.text);
     std::cerr << "paratwin import megatron: " << (a->out.empty() ? "wrote the workload" : "wrote " + a->out) << " \""
               << w.name << "\": " << w.total_ranks() << " ranks, " << workloads::configuration_label(w) << ", "
-              << w.micro_batches() << " micro-batches per iteration, vocab " << w.model.vocab << "\n";
+              << w.micro_batches() << " micro-batches per iteration, vocab " << w.model.vocab << "; "
+              << workloads::parameters_label(w.model) << "\n";
     print_list("assumed", result.assumptions, "; ");
     print_list("unknown, left out", result.unknown);
     print_list("not expressible, left out", result.dropped, "; ");

@@ -267,6 +267,7 @@ std::string flops_lines(const RunSummary& s, const std::string& dtype) {
 
 void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what, const std::string& note) {
   const std::string dtype = workloads::to_string(w.training.dtype);
+  std::printf("  model                 %s\n", workloads::parameters_label(w.model).c_str());
   std::printf("  iteration time        %.6g s\n", s.iteration_seconds);
   std::printf("  throughput            %.4g tokens/s\n", s.tokens_per_second);
   // A machine without a peak in the run's dtype (exec of a bf16 run on localhost's CPU cores): the

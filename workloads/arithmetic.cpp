@@ -1,5 +1,7 @@
 #include "workloads/arithmetic.hpp"
 
+#include <cstdio>
+
 namespace paratwin::workloads {
 
 double parameters_eq2(double l, double h, double V, double S) {
@@ -37,6 +39,23 @@ ParameterCounts count_parameters(const ModelConfig& m) {
                   c.embeddings;
   c.expert_total = moe_layers * static_cast<double>(m.moe.experts) * c.expert;
   return c;
+}
+
+double active_parameters(const ModelConfig& m) {
+  const ParameterCounts c = count_parameters(m);
+  if (!m.moe.enabled()) return c.total();
+  return c.dense_total + c.expert_total * static_cast<double>(m.moe.top_k) / static_cast<double>(m.moe.experts);
+}
+
+std::string parameters_label(const ModelConfig& m) {
+  const auto billions = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, v >= 1e11 ? "%.0f B" : v >= 1e10 ? "%.1f B" : "%.3g B", v / 1e9);
+    return std::string(text);
+  };
+  std::string out = billions(count_parameters(m).total()) + " parameters";
+  if (m.moe.enabled()) out += " (" + billions(active_parameters(m)) + " active per token)";
+  return out;
 }
 
 IterationFlops iteration_flops(const Workload& w) {

@@ -1,6 +1,7 @@
 #pragma once
 // Model arithmetic: parameters, FLOPs and memory, each formula beside the seed equation it follows.
 #include <cstdint>
+#include <string>
 
 #include "workloads/workload.hpp"
 
@@ -35,6 +36,11 @@ struct ParameterCounts {
   double total() const { return dense_total + expert_total; }
 };
 ParameterCounts count_parameters(const ModelConfig& m);
+// The parameters a token passes through: the dense ones and top_k of each MoE layer's experts
+// (Mixtral 8x7B's "12.9B active", DeepSeek-V3's "37B activated").
+double active_parameters(const ModelConfig& m);
+// "46.7 B parameters (12.9 B active per token)", "8.03 B parameters".
+std::string parameters_label(const ModelConfig& m);
 
 // The FLOPs of one training iteration, all ranks: the GEMMs and attention products of the layers
 // and the logits, 2 per multiply-add, a backward pass twice its forward. MoE layers count top_k

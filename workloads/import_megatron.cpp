@@ -76,6 +76,28 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
   return out;
 }
 
+// Megatron-LM's entry points of models other than the GPT decoder (pretrain_gpt.py) that paratwin
+// lowers, refused by name: their arguments look like a GPT's (--num-layers, --hidden-size, ...).
+void check_entry_point(const std::string& word) {
+  static constexpr std::pair<const char*, const char*> kOther[] = {
+      {"pretrain_bert.py", "BERT, a bidirectional encoder with masked-language-model and binary heads"},
+      {"pretrain_t5.py", "T5, an encoder-decoder with cross-attention"},
+      {"pretrain_mamba.py", "Mamba, a state-space model"},
+      {"pretrain_hybrid.py", "a hybrid of Mamba, attention and MoE layers"},
+      {"pretrain_vlm.py", "a vision-language model"},
+      {"pretrain_ict.py", "an ICT retriever (two BERT encoders)"},
+      {"pretrain_retro.py", "RETRO, a decoder with retrieval cross-attention"},
+      {"pretrain_vision_classify.py", "a vision transformer"},
+      {"pretrain_vision_dino.py", "a vision transformer"},
+      {"pretrain_vision_inpaint.py", "a vision transformer"}};
+  const std::string base = basename(word);
+  for (const auto& [script, model] : kOther)
+    if (base == script)
+      throw WorkloadError(word,
+                          std::string("trains ") + model +
+                              ": paratwin models decoder-only transformers (GPT, Llama, Mixtral: pretrain_gpt.py)");
+}
+
 // Splits the words into arguments. A flag's values are the words up to the next `--` word (argparse
 // reads nargs='+' lists such as --data-path the same way); the script path (*.py) and the launcher's
 // own words before it are skipped.
@@ -95,6 +117,7 @@ std::vector<Arg> split_arguments(const std::vector<std::string>& words) {
       continue;
     }
     if (ends_with(w, ".py")) {
+      check_entry_point(w);
       after_value_word = false;  // the script: arguments after it are Megatron-LM's
       continue;
     }
@@ -206,6 +229,7 @@ struct Sorted {
   std::map<std::string, Arg> modelled;  // by flag; argparse keeps the last of a repeated flag
   std::map<std::string, Arg> launcher;
   std::vector<std::string> not_modelled, unknown, inexpressible;
+  std::vector<std::string> empty_values;  // not-modelled flags given no value
 };
 
 Sorted sort_arguments(const std::vector<Arg>& args) {
@@ -225,7 +249,14 @@ Sorted sort_arguments(const std::vector<Arg>& args) {
       continue;
     }
     if (f->boolean && !a.values.empty()) throw WorkloadError(a.flag, "takes no value, got \"" + a.text() + "\"");
-    if (!f->boolean && a.values.empty()) throw WorkloadError(a.flag, "needs a value");
+    if (!f->boolean && a.values.empty()) {
+      // A launch script's empty variable (`--data-path $DATA_PATH` run without the script's
+      // arguments): harmless where the value does not enter the cost model.
+      if (f->kind != Kind::not_modelled) throw WorkloadError(a.flag, "needs a value");
+      s.empty_values.push_back(a.flag);
+      s.not_modelled.push_back(a.flag);
+      continue;
+    }
     switch (f->kind) {
       case Kind::modelled:
         s.modelled[a.flag] = a;
@@ -320,7 +351,20 @@ WorldSize world_size(const Sorted& s, const MegatronImportOptions& o) {
   return w;
 }
 
-// What the tokenizer's vocabulary holds before Megatron-LM pads it.
+// The value of a not-modelled argument as given ("" if absent or given no value).
+std::string listed_value(const Sorted& s, const std::string& flag) {
+  for (const auto& a : s.not_modelled)
+    if (a.rfind(flag + " ", 0) == 0) return a.substr(flag.size() + 1);
+  return "";
+}
+
+bool contains_lowercase(std::string text, const std::string& part) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text.find(part) != std::string::npos;
+}
+
+// What the tokenizer's vocabulary holds before Megatron-LM pads it
+// (megatron/core/tokenizers/utils/build_tokenizer.py and text/libraries/, Megatron-LM main 2026-11).
 int64_t tokenizer_vocab(const Reader& r, const Sorted& s, const MegatronImportOptions& o,
                         std::vector<std::string>& assumed) {
   if (o.tokenizer_vocab_size > 0) return o.tokenizer_vocab_size;
@@ -335,17 +379,45 @@ int64_t tokenizer_vocab(const Reader& r, const Sorted& s, const MegatronImportOp
   }
   if (type == "GPT2BPETokenizer") return 50257;
   if (type == "NullTokenizer") {
+    // NullTokenizer(vocab_size): the end-of-document token is the last of the --vocab-size ids
+    // (null_tokenizer.py); the legacy _NullTokenizer removed in 2026-02 added one more.
     if (!r.has("--vocab-size")) throw WorkloadError("--tokenizer-type", "NullTokenizer needs --vocab-size");
-    return r.integer("--vocab-size", 0) + 1;  // the tokenizer adds its end-of-document token
+    return r.integer("--vocab-size", 0);
+  }
+  if (type == "TikTokenizer") {
+    // TikTokenizer(vocab_size=args.vocab_size or DEFAULT_TIKTOKEN_MAX_VOCAB = 2**17), special tokens
+    // included (tiktoken_tokenizer.py l.24, 86).
+    if (!r.has("--vocab-size")) assumed.push_back("TikTokenizer of its default 131072 tokens (no --vocab-size)");
+    return r.integer("--vocab-size", 131072);
   }
   if (r.has("--vocab-size")) {
     assumed.push_back("vocabulary of --vocab-size before padding" +
                       (type.empty() ? std::string() : " (tokenizer " + type + ")"));
     return r.integer("--vocab-size", 0);
   }
+  // A tokenizer read from a file: its size is the file's. The released models' files are known.
+  if (type == "Llama2Tokenizer") {
+    assumed.push_back("Llama2Tokenizer of 32000 pieces (the tokenizer.model of Llama 2 and Mixtral 8x7B)");
+    return 32000;
+  }
+  if (type == "HuggingFaceTokenizer") {
+    const std::string model = listed_value(s, "--tokenizer-model");
+    struct Known {
+      const char* part;
+      int64_t size;
+    };
+    // Each model card's config.json vocab_size.
+    static constexpr Known kKnown[] = {{"llama-3", 128256}, {"llama3", 128256},      {"llama-2", 32000},
+                                       {"llama2", 32000},   {"mixtral-8x7b", 32000}, {"gpt2", 50257}};
+    for (const auto& k : kKnown)
+      if (contains_lowercase(model, k.part)) {
+        assumed.push_back("HuggingFaceTokenizer " + model + " of " + n(k.size) + " tokens (the model's config.json)");
+        return k.size;
+      }
+  }
   throw WorkloadError(type.empty() ? "--tokenizer-type" : "--tokenizer-type " + type,
-                      "the vocabulary size is unknown to paratwin: give paratwin's --tokenizer-vocab-size N (the "
-                      "tokenizer's size before Megatron-LM pads it)");
+                      "the vocabulary size is unknown to paratwin: give --vocab-size in the command or paratwin's "
+                      "--tokenizer-vocab-size N (the tokenizer's size before Megatron-LM pads it)");
 }
 
 Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vector<std::string>& inexpressible,
@@ -403,6 +475,13 @@ Attention attention(const Reader& r, std::vector<std::string>& assumed) {
   throw WorkloadError("--attention-backend", "= " + backend + " is not one of flash, fused, unfused, local, auto");
 }
 
+// The masked-softmax fusion exists only on the unfused path: with a fused or flash kernel turning it
+// off changes nothing.
+void drop_unfused_only(std::vector<std::string>& inexpressible, Attention attn) {
+  if (attn == Attention::flash)
+    std::erase_if(inexpressible, [](const std::string& a) { return a.rfind("--no-masked-softmax-fusion", 0) == 0; });
+}
+
 struct Grid {
   int64_t tensor, pipe, chunks, data, expert;  // data: paratwin's, without the expert ranks
   bool interleaved;
@@ -449,12 +528,51 @@ WorkloadError flag_error(const WorkloadError& e) {
 
 }  // namespace
 
+namespace {
+MegatronImport translate(const std::vector<std::string>& words, const MegatronImportOptions& o);
+}  // namespace
+
 MegatronImport import_megatron(const std::vector<std::string>& words, const MegatronImportOptions& o) {
+  try {
+    return translate(words, o);
+  } catch (const MegatronArgumentsError&) {
+    throw;
+  } catch (const WorkloadError& e) {
+    // The arguments as the table sorts them, when they can be split at all.
+    Sorted s;
+    try {
+      s = sort_arguments(split_arguments(words));
+    } catch (const WorkloadError&) {
+      throw e;
+    }
+    std::vector<std::string> unknown = o.allow_unknown ? std::vector<std::string>{} : s.unknown;
+    std::vector<std::string> cannot = o.approximate ? std::vector<std::string>{} : s.inexpressible;
+    try {
+      std::vector<std::string> ignored;
+      drop_unfused_only(cannot, attention(Reader(s), ignored));
+    } catch (const WorkloadError&) {
+      // a bad --attention-backend: listed as it stands
+    }
+    if (unknown.empty() && cannot.empty()) throw;
+    const std::string error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
+    throw MegatronArgumentsError(error + "; and " + n(static_cast<int64_t>(unknown.size() + cannot.size())) +
+                                     " argument(s) unknown or inexpressible",
+                                 unknown, cannot, error);
+  }
+}
+
+namespace {
+
+MegatronImport translate(const std::vector<std::string>& words, const MegatronImportOptions& o) {
   const Sorted s = sort_arguments(split_arguments(words));
   const Reader r(s);
   MegatronImport out;
   std::vector<std::string> inexpressible = s.inexpressible;
   std::vector<std::string>& assumed = out.assumptions;
+
+  if (!s.empty_values.empty())
+    assumed.push_back("given without a value, as a launch script run without its arguments leaves them: " +
+                      join(s.empty_values) + " (no effect on the cost model)");
 
   // Model.
   const int64_t layers = r.required("--num-layers");
@@ -521,8 +639,10 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   const int64_t model_parallel =
       product(product(tp, pp, "--pipeline-model-parallel-size", tp_pp), cp, "--context-parallel-size", tp_pp);
   if (world.ranks % model_parallel != 0)
-    throw WorkloadError("world size", n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " +
-                                          n(model_parallel));
+    throw WorkloadError("world size",
+                        n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " +
+                            n(model_parallel) +
+                            (o.world_size > 0 ? "" : ": give the run's size with paratwin's --world-size N"));
   const int64_t dp = world.ranks / model_parallel;  // Megatron-LM's data-parallel size, expert ranks included
 
   // MoE.
@@ -534,8 +654,11 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
     if (experts < 2) throw WorkloadError("--num-experts", "= 1 is not a mixture of experts (paratwin needs 2 or more)");
     if (dp % ep != 0)
       throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " does not divide the data-parallel size " +
-                                                              n(dp) + " (world " + n(world.ranks) + " / (" + tp_pp +
-                                                              "))");
+                                                              n(dp) + " (world " + n(world.ranks) + " = " +
+                                                              world.source + ", / (" + tp_pp + "))" +
+                                                              (o.world_size > 0 ? ""
+                                                                                : ": give the run's size with "
+                                                                                  "paratwin's --world-size N"));
     if (experts % ep != 0)
       throw WorkloadError("--num-experts",
                           "= " + n(experts) + " is not divisible by --expert-model-parallel-size " + n(ep));
@@ -660,7 +783,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (r.has("--fp8-param-gather")) {
     if (!r.has("--fp8-format") && !r.has("--fp8-e4m3") && !r.has("--fp8-hybrid"))
       throw WorkloadError("--fp8-param-gather", "needs --fp8-format (fp8 parameters exist only in fp8 mode)");
-    if (!r.has("--use-distributed-optimizer"))
+    if (!r.has("--use-distributed-optimizer") && !r.has("--use-megatron-fsdp") && !r.has("--use-custom-fsdp"))
       throw WorkloadError("--fp8-param-gather",
                           "needs --use-distributed-optimizer (Megatron-LM's arguments.py asserts it for training)");
   }
@@ -670,12 +793,34 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
       (dtype == Dtype::fp16 && r.has("--accumulate-allreduce-grads-in-fp32")))
     reduce = Dtype::fp32;
 
+  // Megatron-FSDP (--use-megatron-fsdp; --use-custom-fsdp before it): the sharding strategies no_shard,
+  // optim, optim_grads and optim_grads_params are ZeRO stages 0-3 (megatron/training/arguments.py,
+  // main 2026-11: default optim_grads_params; v1 forces the distributed optimizer).
+  const bool megatron_fsdp = r.has("--use-megatron-fsdp") || r.has("--use-custom-fsdp");
+  int zero = r.has("--use-distributed-optimizer") ? 1 : 0;
+  if (megatron_fsdp) {
+    const std::string strategy = r.word("--data-parallel-sharding-strategy", "optim_grads_params");
+    static const std::pair<const char*, int> kStrategies[] = {
+        {"no_shard", 0}, {"optim", 1}, {"optim_grads", 2}, {"optim_grads_params", 3}};
+    zero = -1;
+    for (const auto& [name, stage] : kStrategies)
+      if (strategy == name) zero = std::max(stage, 1);  // v1 always runs the distributed optimizer
+    if (zero < 0)
+      throw WorkloadError("--data-parallel-sharding-strategy",
+                          "= " + strategy + " is not one of no_shard, optim, optim_grads, optim_grads_params");
+    if (!r.has("--data-parallel-sharding-strategy"))
+      assumed.push_back("--data-parallel-sharding-strategy optim_grads_params (Megatron-LM's default): ZeRO-3");
+  } else if (r.has("--data-parallel-sharding-strategy")) {
+    assumed.push_back(r.find("--data-parallel-sharding-strategy")->text() +
+                      " has no effect without --use-megatron-fsdp");
+  }
+  if (zero == 3 && pp > 1)
+    inexpressible.push_back("--use-megatron-fsdp with --pipeline-model-parallel-size " + n(pp) +
+                            " (fully sharded parameters across pipeline stages are not modelled)");
+
   const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, inexpressible, assumed);
   const Attention attn = attention(r, assumed);
-  // The masked-softmax fusion exists only on the unfused path: with a fused or flash kernel turning it
-  // off changes nothing.
-  if (attn == Attention::flash)
-    std::erase_if(inexpressible, [](const std::string& a) { return a.rfind("--no-masked-softmax-fusion", 0) == 0; });
+  drop_unfused_only(inexpressible, attn);
   const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
   const int64_t divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
   const int64_t vocab = tokenizer_vocab(r, s, o, assumed);
@@ -703,6 +848,10 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   // The stack: named, else the Megatron-LM that has every feature the arguments use (flash attention,
   // the bucketed gradient overlap, MoE and the Transformer Engine overlaps came with Megatron-Core).
   std::string framework = o.framework;
+  if (framework.empty() && megatron_fsdp) {
+    framework = "megatron-fsdp";
+    assumed.push_back("framework megatron-fsdp (--use-megatron-fsdp)");
+  }
   if (framework.empty()) {
     const bool core = attn == Attention::flash || r.has("--overlap-grad-reduce") || r.has("--overlap-param-gather") ||
                       r.has("--tp-comm-overlap") || r.has("--num-experts");
@@ -723,7 +872,13 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   const bool overlap_tp = tp > 1 && !profile_2021 && !r.has("--no-async-tensor-model-parallel-allreduce");
   const bool scatter_gather = tp > 1 && pp > 1 && !r.has("--no-scatter-gather-tensors-in-pipeline");
   bool overlap_params = r.has("--overlap-param-gather");
-  if (overlap_params && (!r.has("--use-distributed-optimizer") || !replicas)) {
+  if (overlap_params && zero == 3) {
+    overlap_params = false;
+    assumed.push_back(
+        "--overlap-param-gather with fully sharded parameters: the per-layer gathers prefetched one layer "
+        "ahead, as the megatron-fsdp profile's double buffer does");
+  }
+  if (overlap_params && ((zero == 0) || !replicas)) {
     overlap_params = false;
     assumed.push_back(!replicas ? "no data parallelism: the parameter all-gather overlap has nothing to gather"
                                 : "--overlap-param-gather without --use-distributed-optimizer has no effect");
@@ -770,7 +925,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   t["checkpointing"] = to_string(ckpt);
   auto& p = doc["parallelism"];
   p["data"] = {{"size", g.data}};
-  if (r.has("--use-distributed-optimizer")) p["data"]["zero"] = 1;
+  if (zero > 0) p["data"]["zero"] = zero;
   p["tensor"] =
       tp > 1 ? nlohmann::ordered_json{{"mode", "megatron"}, {"size", tp}} : nlohmann::ordered_json{{"mode", "none"}};
   if (sequence_parallel) p["sequence_parallel"] = true;
@@ -788,6 +943,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   if (scatter_gather) opt["scatter_gather"] = true;
   if (overlap_params) opt["overlap_param_gather"] = true;
   if (overlap_tensor) opt["overlap_tensor_comm"] = true;
+  if (r.has("--no-gradient-accumulation-fusion")) opt["gradient_accumulation_fusion"] = false;
   // Megatron-LM numbers ranks tensor first, then expert and data, pipeline last (order tp-cp-ep-dp-pp);
   // --use-tp-pp-dp-mapping puts the pipeline before data.
   std::vector<std::string> order;
@@ -838,6 +994,8 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
   return out;
 }
 
+}  // namespace
+
 const std::vector<std::pair<std::string, std::string>>& megatron_modelled_arguments() {
   static const std::vector<std::pair<std::string, std::string>> kArguments = {
       {"--num-layers, --hidden-size, --num-attention-heads", "model.layers, hidden, heads"},
@@ -854,8 +1012,9 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--disable-bias-linear", "model.bias false"},
       {"--untie-embeddings-and-output-weights", "model.tied_embeddings false"},
       {"--seq-length (--encoder-seq-length)", "model.seq_len; --max-position-embeddings is checked against it"},
-      {"--vocab-size, --tokenizer-type, --make-vocab-size-divisible-by",
-       "model.vocab, padded to a multiple of divisible-by (128) × tensor size; GPT2BPETokenizer: 50257"},
+      {"--vocab-size, --tokenizer-type, --tokenizer-model, --make-vocab-size-divisible-by",
+       "model.vocab, padded to a multiple of divisible-by (128) × tensor size; GPT2BPETokenizer 50257, "
+       "Llama2Tokenizer 32000, TikTokenizer 131072, HuggingFaceTokenizer of Llama 3 / Llama 2 / Mixtral 8x7B / GPT-2"},
       {"--attention-dropout", "model.attention_dropout (default 0.1)"},
       {"--use-flash-attn, --attention-backend", "model.attention: flash (flash, fused, auto) or unfused"},
       {"--num-experts, --moe-router-topk, --moe-layer-freq, --moe-expert-capacity-factor, --moe-ffn-hidden-size",
@@ -878,6 +1037,9 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--tp-comm-overlap (with --sequence-parallel)", "optimizations.overlap_tensor_comm"},
       {"--no-async-tensor-model-parallel-allreduce", "optimizations.overlap_all_reduce off"},
       {"--no-scatter-gather-tensors-in-pipeline", "optimizations.scatter_gather off"},
+      {"--no-gradient-accumulation-fusion", "optimizations.gradient_accumulation_fusion false"},
+      {"--use-megatron-fsdp, --data-parallel-sharding-strategy",
+       "framework megatron-fsdp, parallelism.data.zero 1-3 (optim_grads_params: 3)"},
       {"--use-tp-pp-dp-mapping", "placement.order tensor, pipe, data"},
       {"torchrun --nproc_per_node, --nnodes", "the world size: data.size = world / (tensor × pipeline)"},
   };

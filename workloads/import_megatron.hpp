@@ -38,18 +38,26 @@ struct MegatronImport {
 class MegatronArgumentsError : public WorkloadError {
  public:
   MegatronArgumentsError(const std::string& message, std::vector<std::string> unknown,
-                         std::vector<std::string> inexpressible)
-      : WorkloadError("", message), unknown_(std::move(unknown)), inexpressible_(std::move(inexpressible)) {}
+                         std::vector<std::string> inexpressible, std::string error = "")
+      : WorkloadError("", message),
+        unknown_(std::move(unknown)),
+        inexpressible_(std::move(inexpressible)),
+        error_(std::move(error)) {}
   const std::vector<std::string>& unknown() const { return unknown_; }
   const std::vector<std::string>& inexpressible() const { return inexpressible_; }
+  // A rule of Megatron-LM or of the workload format that the command breaks, found beside them ("").
+  const std::string& error() const { return error_; }
 
  private:
   std::vector<std::string> unknown_, inexpressible_;
+  std::string error_;
 };
 
 // `words`: the command line after paratwin's `--`, launcher words (torchrun, python -m ...) and the
 // script path included. Throws WorkloadError naming the argument and its value for bad input and
 // Megatron-LM constraint violations, MegatronArgumentsError for unknown or inexpressible arguments.
+// An error in the command's values comes together with every unknown and inexpressible argument
+// of the command, so that one message lists everything that stands in the way.
 MegatronImport import_megatron(const std::vector<std::string>& words, const MegatronImportOptions& options);
 
 // Megatron-LM's vocabulary padding: the next multiple of divisible_by × tensor size.

@@ -81,6 +81,15 @@ class MegatronLowering final : public LayerLowering {
     else
       mlp_backward(e, layer);
     attention_backward(e, layer);
+    if (!c_.w.opt.gradient_accumulation_fusion) {
+      // Without --gradient-accumulation-fusion the wgrad GEMMs write a gradient of the model's type that
+      // a hook adds to the main gradient (Megatron-LM megatron/core/distributed/param_and_grad_buffer.py,
+      // main_grad.add_(grad)): read both, write the main gradient.
+      double elements = 0;
+      for (const auto& p : params_of(c_.w.model.is_moe_layer(layer))) elements += p.elements;
+      const double main = bytes_of(c_.w.training.gradient_reduce());
+      e.elementwise("grad.accumulate", elements * (c_.e + 2 * main), elements);
+    }
     if (zero3_) {
       if (sharding_.gather_unit == GatherUnit::layer) {
         scatter_gradients(e, layer);
@@ -152,7 +161,7 @@ class MegatronLowering final : public LayerLowering {
       const size_t n = calls->size();
       for (size_t i = 0; i < n; ++i) {
         double sum = 0;
-        for (size_t k = 0; k <= static_cast<size_t>(ahead_); ++k) sum += (*calls)[(i + k) % n].elements * c_.e;
+        for (size_t k = 0; k <= static_cast<size_t>(ahead_); ++k) sum += (*calls)[(i + k) % n].bytes;
         most = std::max(most, sum);
       }
     }
@@ -166,9 +175,9 @@ class MegatronLowering final : public LayerLowering {
 
   double gathered_weight_bytes(int32_t layer) const override {
     if (!zero3_) return 0;
-    double p = 0;
-    for (const auto& call : calls_of(layer)) p += call.elements;
-    return p * c_.e;
+    double bytes = 0;
+    for (const auto& call : calls_of(layer)) bytes += call.bytes;
+    return bytes;
   }
 
   double comm_stash_bytes(int32_t layer) const override {
@@ -185,7 +194,7 @@ class MegatronLowering final : public LayerLowering {
  protected:
   GatherSpec gather_spec(int32_t layer, int32_t block) const override {
     const Call& call = calls_of(layer)[static_cast<size_t>(block)];
-    return {call.expert ? c_.dp_expert : c_.dp_dense, call.elements * c_.e, call.gather_name};
+    return {call.expert ? c_.dp_expert : c_.dp_dense, call.bytes, call.gather_name};
   }
   int32_t gather_blocks(int32_t layer) const override { return static_cast<int32_t>(calls_of(layer).size()); }
 
@@ -197,11 +206,13 @@ class MegatronLowering final : public LayerLowering {
     Sub sub;
     double elements;  // per rank (tensor-parallel shard)
     bool expert;
+    bool weight = false;  // a linear layer's weight: gathered in fp8 under training.fp8_param_gather
   };
   // One gather call: a unit's parameters (or one parameter, for a stack that gathers each alone).
   struct Call {
     Sub sub;
     double elements;
+    double bytes;  // gathered: fp8 weights under training.fp8_param_gather, the rest in the model's type
     bool expert;
     const char* gather_name;
     const char* scatter_name;
@@ -234,7 +245,7 @@ class MegatronLowering final : public LayerLowering {
       if (m.norm == Norm::layernorm) out.push_back({sub, h, false});
     };
     const auto linear = [&](Sub sub, double weight, double bias, bool expert) {
-      out.push_back({sub, weight, expert});
+      out.push_back({sub, weight, expert, true});
       if (m.bias) out.push_back({sub, bias, expert});
     };
     norm(Sub::ln1);
@@ -261,28 +272,29 @@ class MegatronLowering final : public LayerLowering {
     const double threshold = sharding_.persistence_threshold;
     std::vector<Call> out;
     if (sharding_.gather_unit == GatherUnit::layer) {
-      double elements = 0;
-      for (const auto& b : layer_params(first_layer_of_kind(moe))) elements += b.params;
+      double elements = 0, bytes = 0;
       for (const auto& p : params_of(moe))
-        if (p.elements < threshold) elements -= p.elements;
-      if (elements > 0) out.push_back({Sub::layer, elements, false, gather_name(Sub::layer), scatter_name(Sub::layer)});
+        if (p.elements >= threshold) elements += p.elements, bytes += p.elements * gathered_bytes(p);
+      if (elements > 0)
+        out.push_back({Sub::layer, elements, bytes, false, gather_name(Sub::layer), scatter_name(Sub::layer)});
       return out;
     }
     for (const auto& p : params_of(moe)) {
       if (p.elements < threshold) continue;
-      if (!sharding_.synchronize_per_gather && !out.empty() && out.back().sub == p.sub)
+      const double bytes = p.elements * gathered_bytes(p);
+      if (!sharding_.synchronize_per_gather && !out.empty() && out.back().sub == p.sub) {
         out.back().elements += p.elements;
-      else
-        out.push_back({p.sub, p.elements, p.expert, gather_name(p.sub), scatter_name(p.sub)});
+        out.back().bytes += bytes;
+      } else {
+        out.push_back({p.sub, p.elements, bytes, p.expert, gather_name(p.sub), scatter_name(p.sub)});
+      }
     }
     return out;
   }
-  // The first layer that is (or is not) a MoE layer: every such layer has the same parameters.
-  int32_t first_layer_of_kind(bool moe) const {
-    for (int32_t l = 0; l < static_cast<int32_t>(c_.w.model.layers); ++l)
-      if (c_.w.model.is_moe_layer(l) == moe) return l;
-    return 0;
-  }
+  // Bytes per gathered element: Megatron-LM's --fp8-param-gather keeps the linear layers' weights as
+  // fp8 tensors and gathers them so (megatron_fsdp.md 'quantized parameter gather'; Transformer Engine
+  // Float8Tensor), norms, biases and the router in the model's type.
+  double gathered_bytes(const Param& p) const { return c_.w.training.fp8_param_gather && p.weight ? 1.0 : c_.e; }
   const std::vector<Param>& params_of(bool moe) const { return moe ? moe_params_ : dense_params_; }
   const std::vector<Call>& calls_of(int32_t layer) const {
     return c_.w.model.is_moe_layer(layer) ? moe_calls_ : dense_calls_;

@@ -224,6 +224,9 @@ void validate_optimizations(const Workload& w) {
               std::to_string(w.parallel.zero_stage));
   require(!o.overlap_param_gather || w.batch_replicas() > 1, "optimizations.overlap_param_gather",
           "has no effect without data parallelism");
+  require(o.gradient_accumulation_fusion || t.mode == TensorMode::megatron || t.mode == TensorMode::none,
+          "optimizations.gradient_accumulation_fusion",
+          "false is modelled for the Megatron layer (tensor mode megatron or none) only");
   require(!o.overlap_tensor_comm || (t.mode == TensorMode::megatron && t.size > 1 && w.parallel.sequence_parallel),
           "optimizations.overlap_tensor_comm",
           "pipelines sequence parallelism's all-gathers and reduce-scatters with their GEMMs: it needs megatron "

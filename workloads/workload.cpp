@@ -186,7 +186,8 @@ nlohmann::json to_json(const Workload& w) {
                         {"comm_aware_checkpointing", w.opt.comm_aware_checkpointing},
                         {"scatter_gather", w.opt.scatter_gather},
                         {"overlap_param_gather", w.opt.overlap_param_gather},
-                        {"overlap_tensor_comm", w.opt.overlap_tensor_comm}};
+                        {"overlap_tensor_comm", w.opt.overlap_tensor_comm},
+                        {"gradient_accumulation_fusion", w.opt.gradient_accumulation_fusion}};
   j["placement"] = {{"devices_per_node", w.placement.devices_per_node}};
   if (!w.placement.order.empty()) j["placement"]["order"] = w.placement.order;
   for (const auto& [axis, extent] : w.placement.tile) j["placement"]["tile"][axis] = extent;

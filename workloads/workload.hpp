@@ -168,6 +168,9 @@ struct Optimizations {
   bool scatter_gather = false;            // Megatron p2p scatter/gather
   bool overlap_param_gather = false;      // ZeRO-1/2 parameter all-gathers overlap the next forward
   bool overlap_tensor_comm = false;       // sequence-parallel collectives pipelined with their GEMMs
+  // Weight-gradient GEMMs accumulate into the main gradients themselves (Megatron-LM's default
+  // gradient_accumulation_fusion); false: a separate add kernel per layer and micro-batch.
+  bool gradient_accumulation_fusion = true;
 };
 
 struct Placement {

@@ -196,6 +196,7 @@ Optimizations read_optimizations(JsonReader r) {
   o.scatter_gather = r.boolean("scatter_gather", false);
   o.overlap_param_gather = r.boolean("overlap_param_gather", false);
   o.overlap_tensor_comm = r.boolean("overlap_tensor_comm", false);
+  o.gradient_accumulation_fusion = r.boolean("gradient_accumulation_fusion", true);
   r.finish();
   return o;
 }

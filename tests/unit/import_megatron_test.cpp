@@ -418,5 +418,81 @@ TEST(ImportMegatron, OptionsSetNamePlacementAndFramework) {
   EXPECT_EQ(run(base()).workload.name, "megatron-gpt-8l-256h-8");
 }
 
+// The tokenizers of today's released models, sized as Megatron-LM's tokenizer library sizes them
+// (megatron/core/tokenizers/, main 2026-11): NullTokenizer of exactly --vocab-size, TikTokenizer of
+// 2^17 unless told, the Llama 2 / Mixtral SentencePiece model, Hugging Face names of released models.
+TEST(ImportMegatron, TokenizersOfReleasedModels) {
+  Words w = base();
+  w.resize(w.size() - 3);  // drop --vocab-size 1000 --fp16
+  const auto vocab = [&](const Words& more) { return run(with(w, more)).workload.model.vocab; };
+  EXPECT_EQ(vocab({"--tokenizer-type", "NullTokenizer", "--vocab-size", "128256"}), 128256);
+  EXPECT_EQ(vocab({"--tokenizer-type", "Llama2Tokenizer", "--tokenizer-model", "/data/tokenizer.model"}), 32000);
+  EXPECT_EQ(vocab({"--tokenizer-type", "TikTokenizer", "--tokenizer-model", "/data/llama3.tiktoken"}), 131072);
+  EXPECT_EQ(vocab({"--tokenizer-type", "HuggingFaceTokenizer", "--tokenizer-model", "meta-llama/Meta-Llama-3-8B"}),
+            128256);
+  EXPECT_EQ(vocab({"--tokenizer-type", "HuggingFaceTokenizer", "--tokenizer-model", "mistralai/Mixtral-8x7B-v0.1"}),
+            32000);
+  EXPECT_ERROR(with(w, {"--tokenizer-type", "HuggingFaceTokenizer", "--tokenizer-model", "/my/own"}),
+               "give --vocab-size in the command or paratwin's --tokenizer-vocab-size");
+}
+
+// Megatron-FSDP's sharding strategies are ZeRO stages (v1 always with the distributed optimizer), on
+// the megatron-fsdp profile; fully sharded parameters over pipeline stages are not modelled.
+TEST(ImportMegatron, MegatronFsdpStrategiesAreZeroStages) {
+  const Words one_stage = with(fp32_base(), {"--pipeline-model-parallel-size", "1", "--bf16", "--use-megatron-fsdp"});
+  const auto zero = [&](const Words& more) { return run(with(one_stage, more)).workload.parallel.zero_stage; };
+  EXPECT_EQ(zero({}), 3);  // optim_grads_params by default
+  EXPECT_EQ(zero({"--data-parallel-sharding-strategy", "optim_grads"}), 2);
+  EXPECT_EQ(zero({"--data-parallel-sharding-strategy", "optim"}), 1);
+  EXPECT_EQ(zero({"--data-parallel-sharding-strategy", "no_shard"}), 1);
+  EXPECT_EQ(run(one_stage).workload.framework.profile, "megatron-fsdp");
+  EXPECT_ERROR(with(one_stage, {"--data-parallel-sharding-strategy", "everything"}),
+               "--data-parallel-sharding-strategy = everything is not one of no_shard, optim");
+  EXPECT_ERROR(with(fp32_base(), {"--bf16", "--use-megatron-fsdp"}), "fully sharded parameters across pipeline stages");
+  // Without Megatron-FSDP the strategy changes nothing.
+  EXPECT_EQ(run(with(base(), {"--data-parallel-sharding-strategy", "optim_grads_params"})).workload.parallel.zero_stage,
+            0);
+  EXPECT_FALSE(run(with(one_stage, {"--no-gradient-accumulation-fusion"})).workload.opt.gradient_accumulation_fusion);
+  EXPECT_TRUE(run(one_stage).workload.opt.gradient_accumulation_fusion);
+}
+
+// A launch script run without its arguments leaves `--data-path $DATA_PATH` without a value: harmless
+// for what does not enter the cost model, an error for what does.
+TEST(ImportMegatron, ArgumentsLeftEmptyByAScript) {
+  const auto r = run(with(base(), {"--data-path", "--save", "--lr", "1e-4"}));
+  EXPECT_TRUE(std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
+    return a.find("given without a value") != std::string::npos && a.find("--data-path, --save") != std::string::npos;
+  }));
+  EXPECT_ERROR(with(base(), {"--micro-batch-size", "--lr", "1e-4"}), "--micro-batch-size: needs a value");
+}
+
+// Megatron-LM's other models have GPT-like arguments: refused by their entry point, by name.
+TEST(ImportMegatron, OtherModelsRefusedByTheirEntryPoint) {
+  Words bert{"torchrun", "--nproc_per_node", "8", "pretrain_bert.py"};
+  EXPECT_ERROR(with(bert, base()), "pretrain_bert.py: trains BERT");
+  Words t5{"torchrun", "--nproc_per_node", "8", "/opt/Megatron-LM/pretrain_t5.py"};
+  EXPECT_ERROR(with(t5, base()), "pretrain_t5.py: trains T5, an encoder-decoder");
+  Words gpt{"torchrun", "--nproc_per_node", "8", "pretrain_gpt.py"};
+  EXPECT_EQ(run(with(gpt, base())).workload.total_ranks(), 8);
+}
+
+// One message lists everything in the way: an error in the values and every unknown and
+// inexpressible argument (gpt-oss's features), not one round at a time.
+TEST(ImportMegatron, AnErrorComesWithEveryInexpressibleArgument) {
+  const Words w = with(base(), {"--num-layers", "7", "--softmax-type", "learnable", "--window-size", "127,0",
+                                "--enable-gpt-oss", "--no-such-flag"});
+  try {
+    run(w);
+    FAIL() << "no error";
+  } catch (const MegatronArgumentsError& e) {
+    EXPECT_NE(e.error().find("--num-layers"), std::string::npos) << e.error();
+    EXPECT_TRUE(contains(e.inexpressible(), "--softmax-type learnable (softmax with an off-by-one or learnable"));
+    EXPECT_TRUE(contains(e.inexpressible(), "--window-size 127,0 (sliding-window attention"));
+    EXPECT_TRUE(contains(e.inexpressible(), "--enable-gpt-oss (gpt-oss's layer"));
+    EXPECT_EQ(e.unknown(), (std::vector<std::string>{"--no-such-flag"}));
+  }
+  EXPECT_EQ(run(with(base(), {"--softmax-type", "vanilla", "--glu-linear-offset", "0.0"})).workload.total_ranks(), 8);
+}
+
 }  // namespace
 }  // namespace paratwin::workloads

@@ -225,3 +225,43 @@ TEST(Fp8Training, Fp8ParameterGatherMovesAndKeepsOneBytePerWeight) {
   const double layer_params = r.params - 2 * 512.0 * 256 / 2;  // the input and the output embedding
   EXPECT_DOUBLE_EQ(r.memory.weights - fp8.roles[0].memory.weights, 2 * layer_params);
 }
+
+// Megatron-FSDP with --fp8-param-gather: the per-layer all-gathers of fully sharded parameters carry the
+// linear weights as fp8 (one byte) and the norms in bf16 (megatron-fsdp profile, ZeRO-3).
+TEST(Fp8Training, FullyShardedGathersCarryFp8Weights) {
+  const auto sharded = [](bool param_gather) {
+    auto j = fp8_llama("delayed", param_gather);
+    j["parallelism"]["data"]["zero"] = 3;
+    j["framework"] = {{"profile", "megatron-fsdp"}};
+    return pw::lower(paratwin::test::workload(j));
+  };
+  const auto gathered = [](const pw::Program& p) {
+    double sum = 0;
+    for (const auto& op : p.roles[0].ops)
+      if (op.kind == pw::OpKind::all_gather && std::string(op.name) == "zero3.all_gather") sum += op.bytes;
+    return sum;
+  };
+  // Per layer and tensor rank (h 256, q 384, f 704, t 2): linear weights 49,152 + 32,768 + 180,224 +
+  // 90,112 = 352,256, RMSNorm weights 2 x 256 = 512.
+  const double weights = 352256, norms = 512;
+  EXPECT_DOUBLE_EQ(gathered(sharded(true)) / gathered(sharded(false)),
+                   (weights + 2 * norms) / (2 * weights + 2 * norms));
+}
+
+// Without gradient-accumulation fusion each layer's backward adds its fresh gradients to the main
+// gradients: one kernel per layer and micro-batch reading both and writing the main gradient.
+TEST(Fp8Training, UnfusedGradientAccumulationAddsAKernelPerLayer) {
+  auto j = fp8_llama("delayed", false);
+  const auto fused = pw::lower(paratwin::test::workload(j));
+  EXPECT_EQ(named(fused.roles[0], "grad.accumulate"), 0);
+  j["optimizations"] = {{"gradient_accumulation_fusion", false}};
+  j["training"]["gradient_reduce_dtype"] = "fp32";
+  const auto unfused = pw::lower(paratwin::test::workload(j));
+  const auto& r = unfused.roles[0];
+  EXPECT_EQ(named(r, "grad.accumulate"), 2 * 2);  // 2 layers x 2 micro-batches
+  for (const auto& op : r.ops)
+    if (std::string(op.name) == "grad.accumulate") {
+      const double layer = 352256 + 512;
+      EXPECT_DOUBLE_EQ(op.bytes, layer * (2 + 2 * 4));
+    }
+}
