@@ -91,7 +91,8 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
         } else {
           auto model = hf.model;
           // The attention kernel is the training stack's choice, not the model's: the workload's stays.
-          if (base["model"].contains("attention")) model["attention"] = base["model"]["attention"];
+          if (base["model"].contains("attention") && !model.contains("attention"))
+        model["attention"] = base["model"]["attention"];
           base["model"] = model;
           const std::string note = " Model from " + a->config + " (" + hf.architecture + ").";
           base["description"] = base.value("description", std::string()) + note;

@@ -20,23 +20,42 @@ double palm_flops_per_token(double N, double l, double h, double S) {
   return 6.0 * N + 12.0 * l * h * S;
 }
 
+double mla_parameters(const ModelConfig& m) {
+  // DeepSeek-V2 §2.1.2-2.1.3 (W^DQ, W^UQ, W^QR; W^DKV, W^UK, W^UV, W^KR; W^O) with the latents' RMSNorm
+  // weights, as Megatron-Core's MLASelfAttention and transformers' DeepseekV3Attention hold them.
+  const auto& a = m.mla;
+  const double h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads);
+  const double ql = static_cast<double>(a.q_lora_rank), kvl = static_cast<double>(a.kv_lora_rank);
+  const double qk = static_cast<double>(a.qk_head_dim + a.rope_head_dim);
+  const double q = a.q_lora_rank > 0 ? h * ql + ql + ql * heads * qk : h * heads * qk;
+  const double kv = h * (kvl + static_cast<double>(a.rope_head_dim)) + kvl +
+                    kvl * heads * static_cast<double>(a.qk_head_dim + a.v_head_dim);
+  return q + kv + heads * static_cast<double>(a.v_head_dim) * h;
+}
+
 ParameterCounts count_parameters(const ModelConfig& m) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
   const double qkv = static_cast<double>(m.qkv_outputs()), fc1 = static_cast<double>(m.fc1_outputs());
   const double norm = static_cast<double>(m.norm_params()), bias = m.bias ? 1.0 : 0.0;
   ParameterCounts c;
-  c.attention = (h * qkv + bias * qkv) + (h * h + bias * h) + norm;
-  c.expert = (h * fc1 + bias * fc1) + (f * h + bias * h);
-  c.mlp = c.expert + norm;
+  c.attention = (m.mla.enabled() ? mla_parameters(m) : (h * qkv + bias * qkv) + (h * h + bias * h)) + norm;
+  const auto mlp_of = [&](int64_t ffn) {
+    const double width = static_cast<double>(ffn), fc1_out = static_cast<double>(m.fc1_of(ffn));
+    return (h * fc1_out + bias * fc1_out) + (width * h + bias * h);
+  };
+  c.mlp = (h * fc1 + bias * fc1) + (f * h + bias * h) + norm;
+  c.expert = mlp_of(m.expert_ffn());
+  c.shared = m.moe.shared_ffn > 0 ? mlp_of(m.moe.shared_ffn) : 0.0;
   c.router = m.moe.enabled() ? h * static_cast<double>(m.moe.experts) : 0.0;
   const double V = static_cast<double>(m.vocab), S = static_cast<double>(m.seq_len);
   c.embeddings = V * h * (m.tied_embeddings ? 1.0 : 2.0) + (m.position == Position::learned ? S * h : 0.0) +
                  (m.final_norm ? norm : 0.0);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = static_cast<double>(m.layers) - moe_layers;
-  // An MoE layer keeps its second layer norm and gains a router; its MLP becomes the experts.
-  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp + moe_layers * (norm + c.router) +
-                  c.embeddings;
+  // An MoE layer keeps its second layer norm and gains a router (and the shared experts); its MLP
+  // becomes the experts.
+  c.dense_total = static_cast<double>(m.layers) * c.attention + dense_layers * c.mlp +
+                  moe_layers * (norm + c.router + c.shared) + c.embeddings;
   c.expert_total = moe_layers * static_cast<double>(m.moe.experts) * c.expert;
   return c;
 }
@@ -68,14 +87,32 @@ IterationFlops iteration_flops(const Workload& w) {
   // the MLP's fc1 (h·f, or h·2f gated) and fc2 (f·h). The same terms as Megatron-LM's
   // num_floating_point_operations (megatron/training/training.py, core_r0.8.0: (1 + kv/a + S/h) for
   // attention, 3/2 for SwiGLU).
-  const double core = 4.0 * tokens * S * h;
-  const double attn = 2.0 * tokens * (h * static_cast<double>(m.qkv_outputs()) + h * h) + core;
-  const double mlp = 2.0 * tokens * (h * static_cast<double>(m.fc1_outputs()) + f * h);
+  double core = 4.0 * tokens * S * h;
+  double attn = 2.0 * tokens * (h * static_cast<double>(m.qkv_outputs()) + h * h) + core;
+  if (m.mla.enabled()) {
+    // Multi-latent attention: its projections' multiply-adds (mla_parameters less the norms), and
+    // Q·Kᵀ over query/key heads of qk + rope, scores·V over value heads of v (Megatron-LM
+    // num_floating_point_operations, main 2026-11, whose core term also counts full S×S before its
+    // causal halving).
+    const auto& a = m.mla;
+    const double heads = static_cast<double>(m.heads);
+    const double norms = static_cast<double>(a.q_lora_rank + a.kv_lora_rank);
+    core = 2.0 * tokens * S * heads * static_cast<double>(a.qk_head_dim + a.rope_head_dim + a.v_head_dim);
+    attn = 2.0 * tokens * (mla_parameters(m) - norms) + core;
+  }
+  const auto mlp_of = [&](int64_t ffn) {
+    return 2.0 * tokens * (h * static_cast<double>(m.fc1_of(ffn)) + static_cast<double>(ffn) * h);
+  };
+  const double mlp = mlp_of(m.ffn_hidden);
+  (void)f;
   const double layers = static_cast<double>(m.layers);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = layers - moe_layers;
   const double k = m.moe.enabled() ? static_cast<double>(m.moe.top_k) : 0.0;
-  const double forward = layers * attn + dense_layers * mlp + moe_layers * k * mlp;
+  // An MoE layer: top_k experts of their own size per token, and the shared experts on every token.
+  const double moe_mlp =
+      m.moe.enabled() ? k * mlp_of(m.expert_ffn()) + (m.moe.shared_ffn > 0 ? mlp_of(m.moe.shared_ffn) : 0.0) : 0.0;
+  const double forward = layers * attn + dense_layers * mlp + moe_layers * moe_mlp;
   const double logits = 2.0 * tokens * h * static_cast<double>(m.vocab);
   IterationFlops out;
   out.model = 3.0 * (forward + logits);
@@ -139,8 +176,10 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
   // The MLP part grows with ffn_hidden/4h and, in an MoE layer, with the tokens each rank computes.
   double ratio = static_cast<double>(m.ffn_hidden) / (4 * h);
   if (moe_layer) {
+    // top_k experts of their own size per token, and the shared experts on every token.
     const double load = m.moe.capacity_factor > 0 ? m.moe.capacity_factor : m.moe.imbalance;
-    ratio *= static_cast<double>(m.moe.top_k) * load;
+    ratio = static_cast<double>(m.expert_ffn()) / (4 * h) * static_cast<double>(m.moe.top_k) * load +
+            static_cast<double>(m.moe.shared_ffn) / (4 * h);
   }
   // A gated MLP keeps fc1's 2·ffn_hidden outputs (the activation's input) where GeLU keeps ffn_hidden:
   // 8·sbh more per 4h of ffn_hidden. Grouped-query attention keeps keys and values of kv_heads heads:
@@ -148,6 +187,16 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
   double mlp = (m.mlp == Mlp::gelu ? 19.0 : 27.0) * ratio, mlp_split = (m.mlp == Mlp::gelu ? 16.0 : 24.0) * ratio;
   const double kv = static_cast<double>(m.kv_head_count()) / a;
   double attention = 7.0 + 4.0 * kv, attention_split = 4.0 + 4.0 * kv, replicated = 10.0;
+  if (m.mla.enabled()) {
+    // Multi-latent attention keeps the two normed latents (and the shared rotary key), whole on every
+    // tensor rank, and per head Q and K of qk + rope, V of v, and the output of v: in sbh units.
+    const auto& l = m.mla;
+    const double latents = 2.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank + l.rope_head_dim) / h;
+    const double heads = 2.0 * a * static_cast<double>(2 * (l.qk_head_dim + l.rope_head_dim) + 2 * l.v_head_dim) / h;
+    attention = 3.0 + latents + heads;
+    attention_split = heads;
+    replicated = 10.0 + latents;
+  }
   if (w.training.fp8 != Fp8::none) {
     // Transformer Engine keeps an fp8 GEMM's input for its weight gradient as the fp8 cast it made
     // (v1.8 module/linear.py and layernorm_linear.py save the cast, not the 16-bit tensor): the QKV

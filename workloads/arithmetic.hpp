@@ -30,12 +30,15 @@ struct ParameterCounts {
   double mlp = 0;           // per dense layer: fc1 + fc2 + the second layer norm
   double expert = 0;        // per expert: fc1 + fc2
   double router = 0;        // per MoE layer
+  double shared = 0;        // per MoE layer: the shared experts' MLP
   double embeddings = 0;    // (V + S)·h with the defaults
   double dense_total = 0;   // everything but expert parameters
   double expert_total = 0;  // all experts of all MoE layers (seed 002 eq. 7.2's NP_exp)
   double total() const { return dense_total + expert_total; }
 };
 ParameterCounts count_parameters(const ModelConfig& m);
+// One layer's multi-latent attention projections and latent norms (model.mla).
+double mla_parameters(const ModelConfig& m);
 // The parameters a token passes through: the dense ones and top_k of each MoE layer's experts
 // (Mixtral 8x7B's "12.9B active", DeepSeek-V3's "37B activated").
 double active_parameters(const ModelConfig& m);

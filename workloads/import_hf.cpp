@@ -16,11 +16,12 @@ struct Architecture {
   const char* name;
   bool moe;
   bool qkv_bias;  // Qwen2's attention has biases on q, k and v only (modeling_qwen2.py Qwen2Attention)
+  bool deepseek;  // DeepSeek-V2/V3 (modeling_deepseek_v3.py): MLA, fine-grained and shared experts
 };
-constexpr Architecture kArchitectures[] = {{"LlamaForCausalLM", false, false},
-                                           {"MistralForCausalLM", false, false},
-                                           {"MixtralForCausalLM", true, false},
-                                           {"Qwen2ForCausalLM", false, true}};
+constexpr Architecture kArchitectures[] = {
+    {"LlamaForCausalLM", false, false, false},    {"MistralForCausalLM", false, false, false},
+    {"MixtralForCausalLM", true, false, false},   {"Qwen2ForCausalLM", false, true, false},
+    {"DeepseekV2ForCausalLM", true, false, true}, {"DeepseekV3ForCausalLM", true, false, true}};
 
 // Architectures known but not translatable, each with what paratwin's layer lacks.
 struct Refused {
@@ -28,8 +29,6 @@ struct Refused {
   const char* why;
 };
 constexpr Refused kRefused[] = {
-    {"DeepseekV3ForCausalLM", "DeepSeek-V3's layer"},
-    {"DeepseekV2ForCausalLM", "DeepSeek-V2's layer"},
     {"GptOssForCausalLM", "gpt-oss's layer: attention sinks, alternating sliding-window attention, clamped experts"},
     {"Qwen3MoeForCausalLM", "Qwen3-MoE's layer: query/key RMSNorm, experts of their own size"},
     {"Qwen3ForCausalLM", "Qwen3's layer: query/key RMSNorm"},
@@ -114,6 +113,7 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
                                                                  {"mistral", "MistralForCausalLM"},
                                                                  {"mixtral", "MixtralForCausalLM"},
                                                                  {"qwen2", "Qwen2ForCausalLM"},
+                                                                 {"deepseek_v2", "DeepseekV2ForCausalLM"},
                                                                  {"deepseek_v3", "DeepseekV3ForCausalLM"}};
     for (const auto& [t, a] : kTypes)
       if (type == t) arch = a;
@@ -195,6 +195,16 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
       cannot.push_back("sliding_window " + std::to_string(window) + " (sliding-window attention is not modelled" +
                        (seq == 0 ? ")" : "; the sequence of " + std::to_string(seq) + " is longer)"));
   }
+  if (known->deepseek && r.has("num_nextn_predict_layers")) {
+    // DeepSeek-V3's multi-token prediction module (report §2.2): one more MoE layer, the 2h×h projection
+    // of its two normed inputs and its loss; transformers' DeepseekV3ForCausalLM leaves it out too.
+    cannot.push_back("num_nextn_predict_layers " + r.dump("num_nextn_predict_layers") +
+                     " (multi-token prediction modules: each one more MoE layer, a projection of 2·hidden × hidden "
+                     "and a second loss, not modelled)");
+  }
+  for (const char* key : {"n_group", "topk_group", "topk_method", "scoring_func", "routed_scaling_factor",
+                          "norm_topk_prob", "aux_loss_alpha", "seq_aux", "ep_size", "moe_layer_freq"})
+    if (known->deepseek && r.has(key)) out.not_modelled.push_back(std::string(key) + " " + r.dump(key));
   if (r.has("rope_scaling")) out.not_modelled.push_back("rope_scaling " + r.dump("rope_scaling"));
   for (const char* key : {"rope_theta", "rms_norm_eps", "initializer_range", "torch_dtype", "bos_token_id",
                           "eos_token_id", "use_cache", "router_aux_loss_coef", "output_router_logits"})
@@ -224,7 +234,32 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
   m["bias"] = false;
   m["tied_embeddings"] = r.boolean("tie_word_embeddings", false);
   m["final_norm"] = true;
-  if (known->moe) {
+  if (known->deepseek) {
+    // DeepseekV3MoE: n_routed_experts of moe_intermediate_size, n_shared_experts of it as one MLP,
+    // dense layers before first_k_dense_replace; DeepseekV3Attention: MLA (no attention bias).
+    const int64_t experts = r.integer("n_routed_experts", -1, int64_t{1} << 20);
+    const int64_t top_k = r.integer("num_experts_per_tok", -1, int64_t{1} << 20);
+    if (top_k > experts)
+      throw WorkloadError(file + ": num_experts_per_tok",
+                          "= " + std::to_string(top_k) + " exceeds n_routed_experts " + std::to_string(experts));
+    const int64_t expert_ffn = r.integer("moe_intermediate_size", -1, int64_t{1} << 22);
+    const int64_t shared = r.has("n_shared_experts") ? r.integer("n_shared_experts", 0, 1024) : 0;
+    const int64_t dense = r.has("first_k_dense_replace") ? config.at("first_k_dense_replace").get<int64_t>() : 0;
+    if (dense < 0 || dense >= layers)
+      throw WorkloadError(file + ": first_k_dense_replace", "= " + std::to_string(dense) + " leaves no MoE layer");
+    m["moe"] = {
+        {"experts", experts}, {"top_k", top_k}, {"capacity_factor", 0}, {"every", 1}, {"ffn_hidden", expert_ffn}};
+    if (shared > 0) m["moe"]["shared_ffn"] = shared * expert_ffn;
+    if (dense > 0) m["moe"]["first_dense"] = dense;
+    m["mla"] = nlohmann::ordered_json::object();
+    if (r.has("q_lora_rank")) m["mla"]["q_lora_rank"] = r.integer("q_lora_rank", 0, int64_t{1} << 20);
+    m["mla"]["kv_lora_rank"] = r.integer("kv_lora_rank", -1, int64_t{1} << 20);
+    m["mla"]["qk_head_dim"] = r.integer("qk_nope_head_dim", -1, int64_t{1} << 20);
+    m["mla"]["rope_head_dim"] = r.integer("qk_rope_head_dim", -1, int64_t{1} << 20);
+    m["mla"]["v_head_dim"] = r.integer("v_head_dim", -1, int64_t{1} << 20);
+    m["attention"] = "flash";  // MLA is modelled in the fused kernel
+    m.erase("kv_heads");       // MLA has no key/value groups (num_key_value_heads = heads)
+  } else if (known->moe) {
     const int64_t experts = r.integer("num_local_experts", -1, int64_t{1} << 20);
     const int64_t top_k = r.integer("num_experts_per_tok", 2, int64_t{1} << 20);
     if (top_k > experts)

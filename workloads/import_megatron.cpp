@@ -1,6 +1,7 @@
 #include "workloads/import_megatron.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -475,6 +476,96 @@ Attention attention(const Reader& r, std::vector<std::string>& assumed) {
   throw WorkloadError("--attention-backend", "= " + backend + " is not one of flash, fused, unfused, local, auto");
 }
 
+// A Python list expression of 0s and 1s as Megatron-LM's --moe-layer-freq takes it ("([0]*3+[1]*58)",
+// "([1]*3+[0]*2)*2"): sums of lists, lists repeated by an integer, parentheses.
+class PatternParser {
+ public:
+  explicit PatternParser(std::string text) : t_(std::move(text)) { std::erase(t_, ' '); }
+  std::vector<int> parse() {
+    std::vector<int> out = sum();
+    if (at_ != t_.size()) fail();
+    return out;
+  }
+
+ private:
+  std::vector<int> sum() {
+    std::vector<int> out = product();
+    while (peek('+')) {
+      ++at_;
+      const auto more = product();
+      out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+  }
+  std::vector<int> product() {
+    std::vector<int> out = atom();
+    while (peek('*')) {
+      ++at_;
+      const size_t from = at_;
+      while (at_ < t_.size() && std::isdigit(static_cast<unsigned char>(t_[at_]))) ++at_;
+      if (from == at_ || at_ - from > 7) fail();
+      const size_t times = std::stoul(t_.substr(from, at_ - from));
+      if (out.size() * times > 1'000'000) fail();
+      std::vector<int> repeated;
+      for (size_t k = 0; k < times; ++k) repeated.insert(repeated.end(), out.begin(), out.end());
+      out = std::move(repeated);
+    }
+    return out;
+  }
+  std::vector<int> atom() {
+    if (peek('(')) {
+      ++at_;
+      auto out = sum();
+      if (!peek(')')) fail();
+      ++at_;
+      return out;
+    }
+    if (!peek('[')) fail();
+    ++at_;
+    std::vector<int> out;
+    while (!peek(']')) {
+      if (peek('0') || peek('1'))
+        out.push_back(t_[at_++] - '0');
+      else
+        fail();
+      if (peek(',')) ++at_;
+    }
+    ++at_;
+    return out;
+  }
+  bool peek(char c) const { return at_ < t_.size() && t_[at_] == c; }
+  [[noreturn]] void fail() const {
+    throw WorkloadError("--moe-layer-freq",
+                        "= " + t_ + " is neither an integer nor a list of 0s and 1s such as ([0]*3+[1]*58)");
+  }
+  std::string t_;
+  size_t at_ = 0;
+};
+
+std::vector<int> layer_pattern(const std::string& text) {
+  return PatternParser(text).parse();
+}
+
+// The (first_dense, every) whose MoE layers are exactly the pattern's 1s; false if there is none.
+bool pattern_as_moe(const std::vector<int>& pattern, MoeConfig& moe) {
+  const int64_t n = static_cast<int64_t>(pattern.size());
+  int64_t first = 0;
+  while (first < n && pattern[static_cast<size_t>(first)] == 0) ++first;
+  if (first == n) return false;
+  for (int64_t every = 1; every <= n; ++every)
+    for (int64_t dense = 0; dense <= first; ++dense) {
+      bool same = true;
+      for (int64_t l = 0; l < n && same; ++l)
+        same = (pattern[static_cast<size_t>(l)] == 1) == (l >= dense && l % every == every - 1);
+      if (same) {
+        moe.every = every;
+        moe.first_dense = dense;
+        return true;
+      }
+    }
+  return false;
+}
+
 // The masked-softmax fusion exists only on the unfused path: with a fused or flash kernel turning it
 // off changes nothing.
 void drop_unfused_only(std::vector<std::string>& inexpressible, Attention attn) {
@@ -517,6 +608,10 @@ WorkloadError flag_error(const WorkloadError& e) {
       {"parallelism.tensor.size", "--tensor-model-parallel-size"},
       {"parallelism.pipeline.stages", "--pipeline-model-parallel-size"},
       {"parallelism.pipeline.chunks", "--num-layers-per-virtual-pipeline-stage"},
+      {"parallelism.pipeline.first_stage_layers", "--decoder-first-pipeline-num-layers"},
+      {"parallelism.pipeline.last_stage_layers", "--decoder-last-pipeline-num-layers"},
+      {"parallelism.pipeline.embedding_in_split", "--account-for-embedding-in-pipeline-split"},
+      {"parallelism.pipeline", "the pipeline split"},
       {"parallelism.expert.size", "--expert-model-parallel-size"},
       {"parallelism.context.size", "--context-parallel-size"},
       {"placement.devices_per_node", "--nproc_per_node"},
@@ -586,7 +681,7 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
                         "= " + n(r.integer("--max-position-embeddings", 0)) + " is less than --seq-length " + n(seq));
   if (hidden % heads != 0)
     throw WorkloadError("--hidden-size", "= " + n(hidden) + " is not divisible by --num-attention-heads " + n(heads));
-  if (r.has("--kv-channels") && r.integer("--kv-channels", 0) != hidden / heads)
+  if (r.has("--kv-channels") && r.integer("--kv-channels", 0) != hidden / heads && !r.has("--multi-latent-attention"))
     inexpressible.push_back(r.find("--kv-channels")->text() +
                             " (attention heads of another size than hidden / heads = " + n(hidden / heads) +
                             " are not modelled)");
@@ -667,7 +762,17 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     if (moe.top_k > experts)
       throw WorkloadError("--moe-router-topk", "= " + n(moe.top_k) + " exceeds --num-experts " + n(experts));
     const std::string freq = r.word("--moe-layer-freq", "1");
-    if (freq.find_first_not_of("0123456789") != std::string::npos) {
+    if (freq.find('[') != std::string::npos) {
+      // A pattern of MoE (1) and dense (0) layers (arguments.py moe_freq_type): expressible as dense
+      // first layers, then every k-th layer MoE.
+      const std::vector<int> pattern = layer_pattern(freq);
+      if (static_cast<int64_t>(pattern.size()) != layers)
+        throw WorkloadError("--moe-layer-freq", "= " + freq + " describes " + n(static_cast<int64_t>(pattern.size())) +
+                                                    " layers, not --num-layers " + n(layers));
+      if (!pattern_as_moe(pattern, moe))
+        inexpressible.push_back("--moe-layer-freq " + freq +
+                                " (dense first layers, then every k-th layer MoE, is what is modelled)");
+    } else if (freq.find_first_not_of("0123456789") != std::string::npos) {
       inexpressible.push_back("--moe-layer-freq " + freq + " (only every k-th layer MoE is modelled)");
     } else {
       moe.every = r.integer("--moe-layer-freq", 1);
@@ -688,12 +793,12 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     }
     if (r.has("--moe-ffn-hidden-size")) {
       const int64_t moe_ffn = r.integer("--moe-ffn-hidden-size", ffn);
-      if (moe.every == 1)
+      if (moe.every == 1 && moe.first_dense == 0)
         ffn = moe_ffn;  // no dense MLP is left
       else if (moe_ffn != ffn)
-        inexpressible.push_back(r.find("--moe-ffn-hidden-size")->text() +
-                                " (experts of another size than the dense MLP's " + n(ffn) + ")");
+        moe.ffn_hidden = moe_ffn;  // fine-grained experts beside dense layers
     }
+    moe.shared_ffn = r.integer("--moe-shared-expert-intermediate-size", 0, 1);
     const std::string dispatcher = r.word("--moe-token-dispatcher-type", "allgather");
     if (ep > 1 && dispatcher != "alltoall")
       inexpressible.push_back("--moe-token-dispatcher-type " + dispatcher +
@@ -701,27 +806,45 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
                               " (paratwin models all-to-all token dispatch: --moe-token-dispatcher-type alltoall)");
   }
 
-  // Pipeline: layers split evenly, virtual stages as model chunks.
-  if (layers % pp != 0)
+  // Pipeline: layers split evenly, or Megatron-Core's uneven splits (the first/last stage's layers, or
+  // the embedding and the loss counted as layers: megatron/training/arguments.py, main 2026-11);
+  // virtual stages as model chunks.
+  const int64_t first_layers = r.integer("--decoder-first-pipeline-num-layers", 0, 1);
+  const int64_t last_layers = r.integer("--decoder-last-pipeline-num-layers", 0, 1);
+  const bool embedding_counted = r.has("--account-for-embedding-in-pipeline-split");
+  const bool loss_counted = r.has("--account-for-loss-in-pipeline-split");
+  const bool uneven = first_layers > 0 || last_layers > 0;
+  if (uneven && (embedding_counted || loss_counted))
+    throw WorkloadError(
+        embedding_counted ? "--account-for-embedding-in-pipeline-split" : "--account-for-loss-in-pipeline-split",
+        "excludes --decoder-first/last-pipeline-num-layers (as in Megatron-Core)");
+  const int64_t slots = layers + (embedding_counted ? 1 : 0) + (loss_counted ? 1 : 0);
+  const std::string counted =
+      std::string(embedding_counted ? " + the embedding" : "") + (loss_counted ? " + the loss" : "");
+  if (!uneven && slots % pp != 0)
     throw WorkloadError("--num-layers",
-                        "= " + n(layers) + " is not divisible by --pipeline-model-parallel-size " + n(pp));
+                        "= " + n(layers) + counted + " is not divisible by --pipeline-model-parallel-size " + n(pp));
   Grid g{tp, pp, 1, dp / (experts > 0 ? ep : 1), experts > 0 ? ep : 1, false};
   if (r.has("--num-layers-per-virtual-pipeline-stage") && r.has("--num-virtual-stages-per-pipeline-rank"))
     throw WorkloadError("--num-layers-per-virtual-pipeline-stage",
                         "and --num-virtual-stages-per-pipeline-rank exclude each other (as in Megatron-LM)");
   if (const Arg* a = r.find("--num-layers-per-virtual-pipeline-stage")) {
+    if (uneven)
+      throw WorkloadError(a->flag,
+                          "with --decoder-first/last-pipeline-num-layers: give --num-virtual-stages-per-pipeline-rank "
+                          "(as Megatron-LM asks)");
     const int64_t per_virtual = parse_int(*a, 1);
-    if ((layers / pp) % per_virtual != 0)
-      throw WorkloadError(a->flag, "= " + n(per_virtual) + " does not divide the " + n(layers / pp) +
-                                       " layers per stage (--num-layers " + n(layers) +
+    if ((slots / pp) % per_virtual != 0)
+      throw WorkloadError(a->flag, "= " + n(per_virtual) + " does not divide the " + n(slots / pp) +
+                                       " layers per stage (--num-layers " + n(layers) + counted +
                                        " / --pipeline-model-parallel-size " + n(pp) + ")");
-    g.chunks = layers / pp / per_virtual;
+    g.chunks = slots / pp / per_virtual;
     g.interleaved = true;
   }
   if (const Arg* a = r.find("--num-virtual-stages-per-pipeline-rank")) {
     g.chunks = parse_int(*a, 1);
     const int64_t stages = product(pp, g.chunks, a->flag, "--pipeline-model-parallel-size × " + a->flag);
-    if (layers % stages != 0)
+    if (!uneven && slots == layers && layers % stages != 0)
       throw WorkloadError(a->flag, "= " + n(g.chunks) + ": --num-layers " + n(layers) +
                                        " is not divisible by --pipeline-model-parallel-size " + n(pp) + " × " +
                                        n(g.chunks) + " = " + n(stages));
@@ -911,9 +1034,23 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (r.has("--disable-bias-linear")) m["bias"] = false;
   if (r.has("--untie-embeddings-and-output-weights")) m["tied_embeddings"] = false;
   m["final_norm"] = true;  // GPTModel's final_layernorm (megatron/core/models/gpt/gpt_model.py)
-  if (moe.enabled())
+  if (moe.enabled()) {
     m["moe"] = {
         {"experts", moe.experts}, {"top_k", moe.top_k}, {"capacity_factor", moe.capacity_factor}, {"every", moe.every}};
+    if (moe.ffn_hidden > 0) m["moe"]["ffn_hidden"] = moe.ffn_hidden;
+    if (moe.shared_ffn > 0) m["moe"]["shared_ffn"] = moe.shared_ffn;
+    if (moe.first_dense > 0) m["moe"]["first_dense"] = moe.first_dense;
+  }
+  if (r.has("--multi-latent-attention")) {
+    // Megatron-LM's defaults (arguments.py, main 2026-11): no query latent, kv_lora_rank 32, 128 + 64
+    // query/key and 128 value dimensions per head.
+    m["mla"] = nlohmann::ordered_json::object();
+    if (r.has("--q-lora-rank")) m["mla"]["q_lora_rank"] = r.integer("--q-lora-rank", 0);
+    m["mla"]["kv_lora_rank"] = r.integer("--kv-lora-rank", 32);
+    m["mla"]["qk_head_dim"] = r.integer("--qk-head-dim", 128);
+    m["mla"]["rope_head_dim"] = r.integer("--qk-pos-emb-head-dim", 64);
+    m["mla"]["v_head_dim"] = r.integer("--v-head-dim", 128);
+  }
   auto& t = doc["training"];
   t["global_batch"] = global;
   t["micro_batch"] = micro;
@@ -930,6 +1067,10 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
       tp > 1 ? nlohmann::ordered_json{{"mode", "megatron"}, {"size", tp}} : nlohmann::ordered_json{{"mode", "none"}};
   if (sequence_parallel) p["sequence_parallel"] = true;
   p["pipeline"] = {{"stages", pp}, {"schedule", g.interleaved ? "interleaved" : "1f1b"}, {"chunks", g.chunks}};
+  if (first_layers > 0) p["pipeline"]["first_stage_layers"] = first_layers;
+  if (last_layers > 0) p["pipeline"]["last_stage_layers"] = last_layers;
+  if (embedding_counted) p["pipeline"]["embedding_in_split"] = true;
+  if (loss_counted) p["pipeline"]["loss_in_split"] = true;
   if (moe.enabled()) p["expert"] = {{"size", g.expert}};
   if (cp > 1)
     p["context"] = {{"size", cp},
@@ -1018,7 +1159,10 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--attention-dropout", "model.attention_dropout (default 0.1)"},
       {"--use-flash-attn, --attention-backend", "model.attention: flash (flash, fused, auto) or unfused"},
       {"--num-experts, --moe-router-topk, --moe-layer-freq, --moe-expert-capacity-factor, --moe-ffn-hidden-size",
-       "model.moe (no capacity factor: dropless)"},
+       "model.moe (no capacity factor: dropless; a layer pattern such as ([0]*3+[1]*58) as first_dense and every)"},
+      {"--moe-shared-expert-intermediate-size", "model.moe.shared_ffn"},
+      {"--multi-latent-attention, --q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim, --v-head-dim",
+       "model.mla"},
       {"--micro-batch-size, --global-batch-size", "training.micro_batch, global_batch"},
       {"--fp16, --bf16, --grad-reduce-in-bf16, --accumulate-allreduce-grads-in-fp32",
        "training.dtype; bf16 gradients reduced in fp32 (training.gradient_reduce_dtype)"},
@@ -1027,6 +1171,10 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--checkpoint-activations, --activations-checkpoint-method (2021)", "training.checkpointing full"},
       {"--tensor-model-parallel-size (--model-parallel-size)", "parallelism.tensor megatron, size"},
       {"--pipeline-model-parallel-size", "parallelism.pipeline.stages"},
+      {"--decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers",
+       "parallelism.pipeline.first_stage_layers, last_stage_layers"},
+      {"--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split",
+       "parallelism.pipeline.embedding_in_split, loss_in_split"},
       {"--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank",
        "parallelism.pipeline.chunks, schedule interleaved"},
       {"--expert-model-parallel-size", "parallelism.expert.size (taken out of the data-parallel size)"},

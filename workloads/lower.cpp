@@ -9,6 +9,7 @@
 #include "workloads/arithmetic.hpp"
 #include "workloads/gradient_buckets.hpp"
 #include "workloads/lower_internal.hpp"
+#include "workloads/pipeline_layers.hpp"
 #include "workloads/program_graph.hpp"
 #include "workloads/schedule.hpp"
 
@@ -39,7 +40,7 @@ class StageLowering {
     const auto& pp = c.w.parallel.pipeline;
     p_ = pp.stages;
     v_ = pp.chunks;
-    per_chunk_ = static_cast<int32_t>(c.w.model.layers / (p_ * v_));
+    starts_ = virtual_stage_starts(c.w);
   }
 
   void run() {
@@ -86,7 +87,13 @@ class StageLowering {
   int64_t virtual_stage(int32_t chunk) const { return chunk * p_ + role_.stage; }
   bool first_virtual(int32_t chunk) const { return virtual_stage(chunk) == 0; }
   bool last_virtual(int32_t chunk) const { return virtual_stage(chunk) == p_ * v_ - 1; }
-  int32_t first_layer(int32_t chunk) const { return static_cast<int32_t>(virtual_stage(chunk)) * per_chunk_; }
+  int32_t first_layer(int32_t chunk) const {
+    return static_cast<int32_t>(starts_[static_cast<size_t>(virtual_stage(chunk))]);
+  }
+  // One past the chunk's last layer.
+  int32_t end_layer(int32_t chunk) const {
+    return static_cast<int32_t>(starts_[static_cast<size_t>(virtual_stage(chunk)) + 1]);
+  }
   uint64_t tag(int32_t micro_batch, int64_t receiver_virtual_stage, bool backward) const {
     return ((static_cast<uint64_t>(micro_batch) * static_cast<uint64_t>(p_ * v_) +
              static_cast<uint64_t>(receiver_virtual_stage))
@@ -125,7 +132,7 @@ class StageLowering {
 
   double stash_bytes(int32_t chunk) const {
     double bytes = 0;
-    for (int32_t l = first_layer(chunk); l < first_layer(chunk) + per_chunk_; ++l)
+    for (int32_t l = first_layer(chunk); l < end_layer(chunk); ++l)
       bytes += layer_activations(c_.w, c_.w.model.is_moe_layer(l)).stash + layers_.comm_stash_bytes(l);
     if (last_virtual(chunk)) bytes += layers_.logits_bytes();
     return bytes;
@@ -150,7 +157,7 @@ class StageLowering {
       message(OpKind::recv, false, vs - 1, vs);
       engine_instruction("engine.forward");
     }
-    const int32_t first = first_layer(s.chunk), last = first + per_chunk_ - 1;
+    const int32_t first = first_layer(s.chunk), last = end_layer(s.chunk) - 1;
     layers_.begin_pass(first, last);
     for (int32_t l = first; l <= last; ++l) {
       e_.layer = l;
@@ -176,11 +183,11 @@ class StageLowering {
       layers_.logits_backward(e_);
       grad_ready(kLayerLogits);
     } else {
-      e_.layer = first_layer(s.chunk) + per_chunk_ - 1;
+      e_.layer = end_layer(s.chunk) - 1;
       message(OpKind::recv, true, vs + 1, vs);
       engine_instruction("engine.backward");
     }
-    const int32_t first = first_layer(s.chunk), last = first + per_chunk_ - 1;
+    const int32_t first = first_layer(s.chunk), last = end_layer(s.chunk) - 1;
     for (int32_t l = last; l >= first; --l) {
       e_.layer = l;
       if (c_.w.training.checkpointing == Checkpointing::full) {
@@ -211,7 +218,7 @@ class StageLowering {
   // embedding on the last virtual stage.
   std::vector<std::pair<int32_t, detail::ParamBlock>> chunk_params(int32_t chunk) const {
     std::vector<std::pair<int32_t, detail::ParamBlock>> out;
-    for (int32_t l = first_layer(chunk) + per_chunk_ - 1; l >= first_layer(chunk); --l)
+    for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
       for (const auto& b : layers_.layer_params(l)) out.push_back({l, b});
     if (last_virtual(chunk)) out.push_back({kLayerLogits, {"output_embedding", layers_.embedding_params(), false}});
     if (first_virtual(chunk))
@@ -231,7 +238,7 @@ class StageLowering {
     if (last_virtual(chunk))
       out.push_back({kLayerLogits, "output_embedding", layers_.embedding_params() * bytes, false});
     if (!layers_done)
-      for (int32_t l = first_layer(chunk) + per_chunk_ - 1; l >= first_layer(chunk); --l)
+      for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
         for (const auto& b : layers_.layer_params(l)) out.push_back({l, b.name, b.params * bytes, b.expert});
     if (first_virtual(chunk))
       out.push_back(
@@ -398,7 +405,7 @@ class StageLowering {
   Emitter e_;
   const std::vector<Slot>& slots_;
   int64_t p_ = 1, v_ = 1;
-  int32_t per_chunk_ = 1;
+  std::vector<int64_t> starts_;  // first layer of each virtual stage (pipeline_layers.hpp)
   std::vector<uint32_t> synced_;
   std::vector<detail::GradientBucket> buckets_;
   size_t next_bucket_ = 0;
@@ -415,7 +422,8 @@ class StageLowering {
 };
 
 MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const Role& role, int32_t first_layer,
-                               int32_t last_layer_exclusive, int64_t chunks, int64_t layers_per_chunk, int64_t stages) {
+                               int32_t last_layer_exclusive, int64_t chunks, const std::vector<int64_t>& starts,
+                               int64_t stages) {
   MemoryEstimate m;
   const auto& t = c.w.training;
   const int zero = static_cast<int>(c.w.parallel.zero_stage);
@@ -459,8 +467,9 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
   // when the gathers are kept from the forward pass to the backward pass.
   double largest = 0, all = 0;
   for (int64_t chunk = 0; chunk < chunks; ++chunk)
-    for (int64_t i = 0; i < layers_per_chunk; ++i) {
-      const int32_t l = static_cast<int32_t>((chunk * stages + role.stage) * layers_per_chunk + i);
+    for (int64_t i = starts[static_cast<size_t>(chunk * stages + role.stage)];
+         i < starts[static_cast<size_t>(chunk * stages + role.stage) + 1]; ++i) {
+      const int32_t l = static_cast<int32_t>(i);
       largest = std::max(largest, layers.gathered_weight_bytes(l));
       all += layers.gathered_weight_bytes(l);
     }
@@ -506,7 +515,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
   const auto& pp = w.parallel.pipeline;
   ScheduleSpec spec{pp.schedule, pp.stages, w.micro_batches(), pp.chunks, pp.pipeline_limit};
   const auto schedules = all_stage_schedules(spec);
-  const int64_t per_chunk = w.model.layers / (pp.stages * pp.chunks);
+  const std::vector<int64_t> starts = virtual_stage_starts(w);
   prog.roles.resize(static_cast<size_t>(pp.stages));
   for (int64_t s = 0; s < pp.stages; ++s) {
     Role& role = prog.roles[static_cast<size_t>(s)];
@@ -520,10 +529,10 @@ Program lower(const Workload& w, const LowerOptions& options) {
     StageLowering(ctx, *layers, role, schedules[static_cast<size_t>(s)]).run();
     int32_t lo = INT32_MAX, hi = 0;
     for (int64_t c = 0; c < pp.chunks; ++c) {
-      lo = std::min<int32_t>(lo, static_cast<int32_t>((c * pp.stages + s) * per_chunk));
-      hi = std::max<int32_t>(hi, static_cast<int32_t>((c * pp.stages + s + 1) * per_chunk));
+      lo = std::min<int32_t>(lo, static_cast<int32_t>(starts[static_cast<size_t>(c * pp.stages + s)]));
+      hi = std::max<int32_t>(hi, static_cast<int32_t>(starts[static_cast<size_t>(c * pp.stages + s) + 1]));
     }
-    role.memory = estimate_memory(ctx, *layers, role, lo, hi, pp.chunks, per_chunk, pp.stages);
+    role.memory = estimate_memory(ctx, *layers, role, lo, hi, pp.chunks, starts, pp.stages);
   }
   if (options.validate_program) validate_program(prog);
   return prog;

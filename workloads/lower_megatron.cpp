@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "workloads/lower_internal.hpp"
+#include "workloads/pipeline_layers.hpp"
 
 namespace paratwin::workloads::detail {
 
@@ -26,6 +27,10 @@ class MegatronLowering final : public LayerLowering {
         V_(c.w.model.vocab),
         T_(c.w.tokens_per_rank()),
         t_(c.size(c.tensor)),
+        fe_(c.w.model.expert_ffn()),
+        fe1_(c.w.model.fc1_of(c.w.model.expert_ffn())),
+        fs_(c.w.model.moe.shared_ffn),
+        fs1_(c.w.model.fc1_of(c.w.model.moe.shared_ffn)),
         sp_(c.w.parallel.sequence_parallel),
         zero3_(c.w.parallel.zero_stage == 3),
         sharding_(c.w.framework.sharding) {
@@ -42,7 +47,9 @@ class MegatronLowering final : public LayerLowering {
     }
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
     gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather};
-    per_chunk_ = static_cast<int32_t>(c.w.model.layers / (c.w.parallel.pipeline.stages * c.w.parallel.pipeline.chunks));
+    chunk_start_.assign(static_cast<size_t>(c.w.model.layers), false);
+    for (const int64_t start : virtual_stage_starts(c.w))
+      if (start < c.w.model.layers) chunk_start_[static_cast<size_t>(start)] = true;
     dense_params_ = params(false);
     if (moe.enabled()) moe_params_ = params(true);
     if (zero3_) {
@@ -93,7 +100,7 @@ class MegatronLowering final : public LayerLowering {
     if (zero3_) {
       if (sharding_.gather_unit == GatherUnit::layer) {
         scatter_gradients(e, layer);
-      } else if (layer % per_chunk_ == 0) {
+      } else if (chunk_start_[static_cast<size_t>(layer)]) {
         // The end of this chunk's backward pass: what is left in the buckets (DeepSpeed's
         // epilogue, stage3.py independent_gradient_partition_epilogue).
         flush_bucket(e, false);
@@ -104,6 +111,7 @@ class MegatronLowering final : public LayerLowering {
 
   void recompute_attention(Emitter& e, int32_t layer) override {
     (void)layer;
+    if (c_.w.model.mla.enabled()) return attention_core(e, T_, mla_heads(), mla_core_width(), S_);
     context_attention(e, true);
   }
 
@@ -201,7 +209,7 @@ class MegatronLowering final : public LayerLowering {
  private:
   // The modules of a layer that own parameters, in forward order; `layer` stands for the whole
   // layer as one unit (FSDP's flat parameter of a transformer block).
-  enum class Sub : uint8_t { layer, ln1, qkv, proj, ln2, fc1, fc2, router, experts };
+  enum class Sub : uint8_t { layer, ln1, qkv, proj, ln2, fc1, fc2, router, experts, shared };
   struct Param {
     Sub sub;
     double elements;  // per rank (tensor-parallel shard)
@@ -219,16 +227,18 @@ class MegatronLowering final : public LayerLowering {
   };
 
   static const char* gather_name(Sub s) {
-    static const char* const names[] = {"zero3.all_gather",      "zero3.ln1.all_gather",    "zero3.qkv.all_gather",
-                                        "zero3.proj.all_gather", "zero3.ln2.all_gather",    "zero3.fc1.all_gather",
-                                        "zero3.fc2.all_gather",  "zero3.router.all_gather", "zero3.experts.all_gather"};
+    static const char* const names[] = {"zero3.all_gather",       "zero3.ln1.all_gather",    "zero3.qkv.all_gather",
+                                        "zero3.proj.all_gather",  "zero3.ln2.all_gather",    "zero3.fc1.all_gather",
+                                        "zero3.fc2.all_gather",   "zero3.router.all_gather", "zero3.experts.all_gather",
+                                        "zero3.shared.all_gather"};
     return names[static_cast<size_t>(s)];
   }
   static const char* scatter_name(Sub s) {
-    static const char* const names[] = {
-        "zero3.reduce_scatter",      "zero3.ln1.reduce_scatter",    "zero3.qkv.reduce_scatter",
-        "zero3.proj.reduce_scatter", "zero3.ln2.reduce_scatter",    "zero3.fc1.reduce_scatter",
-        "zero3.fc2.reduce_scatter",  "zero3.router.reduce_scatter", "zero3.experts.reduce_scatter"};
+    static const char* const names[] = {"zero3.reduce_scatter",         "zero3.ln1.reduce_scatter",
+                                        "zero3.qkv.reduce_scatter",     "zero3.proj.reduce_scatter",
+                                        "zero3.ln2.reduce_scatter",     "zero3.fc1.reduce_scatter",
+                                        "zero3.fc2.reduce_scatter",     "zero3.router.reduce_scatter",
+                                        "zero3.experts.reduce_scatter", "zero3.shared.reduce_scatter"};
     return names[static_cast<size_t>(s)];
   }
 
@@ -249,8 +259,28 @@ class MegatronLowering final : public LayerLowering {
       if (m.bias) out.push_back({sub, bias, expert});
     };
     norm(Sub::ln1);
-    linear(Sub::qkv, h * q / t, q / t, false);
-    linear(Sub::proj, h * h / t, h, false);
+    if (m.mla.enabled()) {
+      // Megatron-Core's MLASelfAttention: the down projections are whole on every tensor rank, the up
+      // projections and the output projection split over the heads (megatron/core/transformer/
+      // multi_latent_attention.py); each latent has an RMSNorm weight. No biases (validated).
+      const auto& a = m.mla;
+      const double heads = static_cast<double>(a_) / t, ql = static_cast<double>(a.q_lora_rank);
+      const double kvl = static_cast<double>(a.kv_lora_rank), qk = static_cast<double>(a.qk_head_dim + a.rope_head_dim);
+      if (a.q_lora_rank > 0) {
+        out.push_back({Sub::qkv, h * ql, false, true});
+        out.push_back({Sub::qkv, ql, false});
+        out.push_back({Sub::qkv, ql * heads * qk, false, true});
+      } else {
+        out.push_back({Sub::qkv, h * heads * qk, false, true});
+      }
+      out.push_back({Sub::qkv, h * (kvl + static_cast<double>(a.rope_head_dim)), false, true});
+      out.push_back({Sub::qkv, kvl, false});
+      out.push_back({Sub::qkv, kvl * heads * static_cast<double>(a.qk_head_dim + a.v_head_dim), false, true});
+      out.push_back({Sub::proj, heads * static_cast<double>(a.v_head_dim) * h, false, true});
+    } else {
+      linear(Sub::qkv, h * q / t, q / t, false);
+      linear(Sub::proj, h * h / t, h, false);
+    }
     norm(Sub::ln2);
     if (!moe) {
       linear(Sub::fc1, h * f1 / t, f1 / t, false);
@@ -258,9 +288,15 @@ class MegatronLowering final : public LayerLowering {
       return out;
     }
     out.push_back({Sub::router, h * static_cast<double>(m.moe.experts), false});
+    if (fs_ > 0) {
+      const double fs = static_cast<double>(fs_), fs1 = static_cast<double>(fs1_);
+      linear(Sub::shared, h * fs1 / t, fs1 / t, false);
+      linear(Sub::shared, fs * h / t, h, false);
+    }
+    const double fe = static_cast<double>(fe_), fe1 = static_cast<double>(fe1_);
     for (int64_t x = 0; x < experts_local_; ++x) {
-      linear(Sub::experts, h * f1 / t, f1 / t, true);
-      linear(Sub::experts, f * h / t, h, true);
+      linear(Sub::experts, h * fe1 / t, fe1 / t, true);
+      linear(Sub::experts, fe * h / t, h, true);
     }
     return out;
   }
@@ -588,6 +624,7 @@ class MegatronLowering final : public LayerLowering {
   }
 
   void attention_forward(Emitter& e, int32_t layer, bool comm) {
+    if (c_.w.model.mla.enabled()) return mla_forward(e, layer, comm);
     fetch(e, layer, Sub::ln1);
     e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
     fp8_cast(e, "ln1.fp8_cast", rows());
@@ -603,6 +640,7 @@ class MegatronLowering final : public LayerLowering {
   }
 
   void attention_backward(Emitter& e, int32_t layer) {
+    if (c_.w.model.mla.enabled()) return mla_backward(e, layer);
     e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
     fp8_cast(e, "proj.grad.fp8_cast", rows());
     gathered_gemm(e, true, "proj.bwd.all_gather", layer, Sub::proj, "proj.dgrad", h_ / t_, h_);
@@ -622,6 +660,105 @@ class MegatronLowering final : public LayerLowering {
     fetch(e, layer, Sub::ln1);
     e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
     gradients_ready(e, layer, Sub::ln1);
+  }
+
+  // Multi-latent attention as Megatron-Core computes it (multi_latent_attention.py MLASelfAttention,
+  // main 2026-11): the normed input (gathered under sequence parallelism) projected down to the query
+  // and key/value latents, each RMSNorm-ed and projected up to this rank's heads; rotary embedding of
+  // the decoupled parts; the attention kernel over query/key heads of qk + rope and value heads of v
+  // (timed as a flash kernel of their mean width: the same multiply-adds); the output projection.
+  int64_t mla_heads() const { return a_ / t_; }
+  int64_t mla_core_width() const {
+    const auto& a = c_.w.model.mla;
+    return (a.qk_head_dim + a.rope_head_dim + a.v_head_dim) / 2;
+  }
+  double mla_rope_elements() const {
+    const auto& a = c_.w.model.mla;
+    return static_cast<double>(T_) * static_cast<double>((mla_heads() + 1) * a.rope_head_dim);
+  }
+  void mla_forward(Emitter& e, int32_t layer, bool comm) {
+    const auto& a = c_.w.model.mla;
+    const int64_t heads = mla_heads(), qk = a.qk_head_dim + a.rope_head_dim;
+    fetch(e, layer, Sub::ln1);
+    e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
+    sequence_gather(e, comm, "ln1.all_gather", norm_output_bytes());
+    fetch(e, layer, Sub::qkv);
+    if (a.q_lora_rank > 0) {
+      lin(e, "mla.q_down", T_, a.q_lora_rank, h_);
+      latent_norm(e, "mla.q_norm", a.q_lora_rank);
+      lin(e, "mla.q_up", T_, heads * qk, a.q_lora_rank);
+    } else {
+      lin(e, "mla.q_proj", T_, heads * qk, h_);
+    }
+    lin(e, "mla.kv_down", T_, a.kv_lora_rank + a.rope_head_dim, h_);
+    latent_norm(e, "mla.kv_norm", a.kv_lora_rank);
+    lin(e, "mla.kv_up", T_, heads * (a.qk_head_dim + a.v_head_dim), a.kv_lora_rank);
+    e.elementwise("mla.rope", 2 * mla_rope_elements() * c_.e, 3 * mla_rope_elements());
+    attention_core(e, T_, heads, mla_core_width(), S_);
+    fetch(e, layer, Sub::proj);
+    scattered_gemm(e, comm, "proj", h_, heads * a.v_head_dim, "proj.all_reduce", "proj.reduce_scatter");
+    e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
+  }
+  void mla_backward(Emitter& e, int32_t layer) {
+    const auto& a = c_.w.model.mla;
+    const int64_t heads = mla_heads(), qk = a.qk_head_dim + a.rope_head_dim;
+    e.elementwise("dropout_residual1.bwd", 3 * rows() * c_.e, 2 * rows());
+    gathered_gemm(e, true, "proj.bwd.all_gather", layer, Sub::proj, "proj.dgrad", heads * a.v_head_dim, h_);
+    lin(e, "proj.wgrad", heads * a.v_head_dim, h_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::proj);
+    attention_core_backward(e, T_, heads, mla_core_width(), S_);
+    e.elementwise("mla.rope.bwd", 2 * mla_rope_elements() * c_.e, 3 * mla_rope_elements());
+    fetch(e, layer, Sub::qkv);
+    const int64_t kv_up = heads * (a.qk_head_dim + a.v_head_dim);
+    lin(e, "mla.kv_up.dgrad", T_, a.kv_lora_rank, kv_up);
+    lin(e, "mla.kv_up.wgrad", a.kv_lora_rank, kv_up, T_, 1, true, false);
+    latent_norm(e, "mla.kv_norm.bwd", a.kv_lora_rank, true);
+    if (a.q_lora_rank > 0) {
+      lin(e, "mla.q_up.dgrad", T_, a.q_lora_rank, heads * qk);
+      lin(e, "mla.q_up.wgrad", a.q_lora_rank, heads * qk, T_, 1, true, false);
+      latent_norm(e, "mla.q_norm.bwd", a.q_lora_rank, true);
+    }
+    const uint32_t ag = input_regather(e, "ln1.bwd.all_gather");
+    const int64_t q_in = a.q_lora_rank > 0 ? a.q_lora_rank : heads * qk;
+    lin(e, "mla.q_down.dgrad", T_, h_, q_in);
+    lin(e, "mla.kv_down.dgrad", T_, h_, a.kv_lora_rank + a.rope_head_dim);
+    const uint32_t ar = input_grad_reduce(e, "attention.dgrad.all_reduce", "attention.dgrad.reduce_scatter");
+    e.wait(ag);
+    lin(e, "mla.q_down.wgrad", h_, q_in, T_, 1, true, false);
+    lin(e, "mla.kv_down.wgrad", h_, a.kv_lora_rank + a.rope_head_dim, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::qkv);
+    e.wait(ar);
+    fetch(e, layer, Sub::ln1);
+    e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
+    gradients_ready(e, layer, Sub::ln1);
+  }
+  // An RMSNorm over a latent of `width` per token: read and write it (backward: read it and its
+  // gradient, write the gradient).
+  void latent_norm(Emitter& e, const char* name, int64_t width, bool backward = false) {
+    const double n = static_cast<double>(T_) * static_cast<double>(width);
+    e.elementwise(name, (backward ? 3 : 2) * n * c_.e, (backward ? 8 : 5) * n);
+  }
+
+  // The shared experts (DeepSeekMoE): a dense gated MLP of moe.shared_ffn on every token beside the
+  // routed experts, split over the tensor ranks as the dense MLP is (Megatron-Core SharedExpertMLP).
+  void shared_forward(Emitter& e, int32_t layer, bool comm) {
+    if (fs_ == 0) return;
+    gathered_gemm(e, comm, "shared.all_gather", layer, Sub::shared, "shared.fc1", fs1_ / t_, h_, true);
+    activation(e, static_cast<double>(T_ * (fs_ / t_)), "shared.gelu", "shared.swiglu");
+    scattered_gemm(e, comm, "shared.fc2", h_, fs_ / t_, "shared.all_reduce", "shared.reduce_scatter");
+  }
+  void shared_backward(Emitter& e, int32_t layer) {
+    if (fs_ == 0) return;
+    gathered_gemm(e, true, "shared.bwd.all_gather", layer, Sub::shared, "shared.fc2.dgrad", fs_ / t_, h_);
+    lin(e, "shared.fc2.wgrad", fs_ / t_, h_, T_, 1, true, false);
+    activation_backward(e, static_cast<double>(T_ * (fs_ / t_)), "shared.gelu.bwd", "shared.swiglu.bwd");
+    const uint32_t ag = input_regather(e, "shared.bwd.input.all_gather");
+    lin(e, "shared.fc1.dgrad", T_, h_, fs1_ / t_);
+    const uint32_t ar = input_grad_reduce(e, "shared.dgrad.all_reduce", "shared.dgrad.reduce_scatter");
+    e.wait(ag);
+    lin(e, "shared.fc1.wgrad", h_, fs1_ / t_, T_, 1, true, false);
+    gradients_ready(e, layer, Sub::shared);
+    e.wait(ar);
   }
 
   void mlp_forward(Emitter& e, int32_t layer, bool comm) {
@@ -676,16 +813,17 @@ class MegatronLowering final : public LayerLowering {
     fetch(e, layer, Sub::router);
     e.gemm("router", T_, E, h_);
     e.elementwise("router.topk", 2.0 * T_ * E * 4.0, 5.0 * T_ * E);
+    shared_forward(e, layer, comm);
     expert_exchange(e, comm, "dispatch.all_to_all", "dispatch.all_gather");
     fetch(e, layer, Sub::experts);
     const double rows_in = static_cast<double>(per_expert_ * experts_local_);
     fp8_cast(e, "expert.fc1.fp8_cast", rows_in * static_cast<double>(h_));
-    fp8_weight_cast(e, "expert.fc1.weight.fp8_cast", static_cast<double>(experts_local_ * h_ * (f1_ / t_)));
-    lin(e, "expert.fc1", per_expert_, f1_ / t_, h_, experts_local_);
-    activation(e, rows_in * static_cast<double>(f_ / t_), "expert.gelu", "expert.swiglu");
-    fp8_cast(e, "expert.fc2.fp8_cast", rows_in * static_cast<double>(f_ / t_));
-    fp8_weight_cast(e, "expert.fc2.weight.fp8_cast", static_cast<double>(experts_local_ * (f_ / t_) * h_));
-    lin(e, "expert.fc2", per_expert_, h_, f_ / t_, experts_local_);
+    fp8_weight_cast(e, "expert.fc1.weight.fp8_cast", static_cast<double>(experts_local_ * h_ * (fe1_ / t_)));
+    lin(e, "expert.fc1", per_expert_, fe1_ / t_, h_, experts_local_);
+    activation(e, rows_in * static_cast<double>(fe_ / t_), "expert.gelu", "expert.swiglu");
+    fp8_cast(e, "expert.fc2.fp8_cast", rows_in * static_cast<double>(fe_ / t_));
+    fp8_weight_cast(e, "expert.fc2.weight.fp8_cast", static_cast<double>(experts_local_ * (fe_ / t_) * h_));
+    lin(e, "expert.fc2", per_expert_, h_, fe_ / t_, experts_local_);
     if (comm)
       e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, computed_ * static_cast<double>(h_) * c_.e,
                  "expert.all_reduce");
@@ -703,16 +841,17 @@ class MegatronLowering final : public LayerLowering {
     fetch(e, layer, Sub::experts);
     const double rows_in = static_cast<double>(per_expert_ * experts_local_);
     fp8_cast(e, "expert.fc2.grad.fp8_cast", rows_in * static_cast<double>(h_));
-    lin(e, "expert.fc2.dgrad", per_expert_, f_ / t_, h_, experts_local_);
-    lin(e, "expert.fc2.wgrad", f_ / t_, h_, per_expert_, experts_local_, true, false);
-    activation_backward(e, rows_in * static_cast<double>(f_ / t_), "expert.gelu.bwd", "expert.swiglu.bwd");
-    fp8_cast(e, "expert.fc1.grad.fp8_cast", rows_in * static_cast<double>(f1_ / t_));
-    lin(e, "expert.fc1.dgrad", per_expert_, h_, f1_ / t_, experts_local_);
+    lin(e, "expert.fc2.dgrad", per_expert_, fe_ / t_, h_, experts_local_);
+    lin(e, "expert.fc2.wgrad", fe_ / t_, h_, per_expert_, experts_local_, true, false);
+    activation_backward(e, rows_in * static_cast<double>(fe_ / t_), "expert.gelu.bwd", "expert.swiglu.bwd");
+    fp8_cast(e, "expert.fc1.grad.fp8_cast", rows_in * static_cast<double>(fe1_ / t_));
+    lin(e, "expert.fc1.dgrad", per_expert_, h_, fe1_ / t_, experts_local_);
     const uint32_t ar = input_grad_reduce(e, "experts.dgrad.all_reduce", "experts.dgrad.reduce_scatter");
-    lin(e, "expert.fc1.wgrad", h_, f1_ / t_, per_expert_, experts_local_, true, false);
+    lin(e, "expert.fc1.wgrad", h_, fe1_ / t_, per_expert_, experts_local_, true, false);
     gradients_ready(e, layer, Sub::experts);
     e.wait(ar);
     expert_exchange(e, true, "dispatch.bwd.all_to_all", "dispatch.bwd.all_gather");
+    shared_backward(e, layer);
     const int64_t E = c_.w.model.moe.experts;
     fetch(e, layer, Sub::router);
     e.gemm("router.dgrad", T_, h_, E);
@@ -741,10 +880,11 @@ class MegatronLowering final : public LayerLowering {
 
   const Ctx& c_;
   int64_t h_, f_, q_, f1_, a_, S_, V_, T_, t_;  // q_: QKV outputs, f1_: fc1 outputs
+  int64_t fe_, fe1_, fs_, fs1_;                 // an expert's FFN and fc1 outputs; the shared experts
   bool sp_, zero3_;
   ShardingMechanism sharding_;
   int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for
-  int32_t per_chunk_ = 1;                         // layers per model chunk: a backward pass ends at a multiple of it
+  std::vector<bool> chunk_start_;                 // the first layer of a model chunk: where its backward pass ends
   bool gathering_ = false;                        // whether the pass being lowered gathers weights
   std::vector<Param> dense_params_, moe_params_;  // params(), made once
   std::vector<Call> dense_calls_, moe_calls_;

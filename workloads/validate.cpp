@@ -6,6 +6,7 @@
 
 #include "workloads/error.hpp"
 #include "workloads/grid.hpp"
+#include "workloads/pipeline_layers.hpp"
 #include "workloads/program_size.hpp"
 #include "workloads/stack_features.hpp"
 #include "workloads/workload.hpp"
@@ -45,6 +46,19 @@ void validate_model(const ModelConfig& m) {
     require(m.moe.every <= m.layers, "model.moe.every",
             "= " + std::to_string(m.moe.every) + " exceeds " + show({"model.layers", m.layers}) +
                 ": the model would have no MoE layer");
+    require(m.moe_layer_count() > 0, "model.moe.first_dense",
+            "= " + std::to_string(m.moe.first_dense) + " leaves no MoE layer among the " + std::to_string(m.layers) +
+                " (every " + std::to_string(m.moe.every) + ")");
+  }
+  if (m.mla.enabled()) {
+    // MLA has no key/value heads of its own, no biases (DeepSeek-V2/V3), and is modelled in the
+    // fused kernel Megatron-Core runs it with.
+    require(m.kv_heads == 0 || m.kv_heads == m.heads, "model.kv_heads",
+            "= " + std::to_string(m.kv_heads) + ": multi-latent attention (model.mla) has no key/value groups");
+    require(!m.bias, "model.bias", "must be false with multi-latent attention (model.mla has no biases)");
+    require(m.attention == Attention::flash, "model.mla",
+            "is modelled with model.attention \"flash\" (Transformer Engine's fused attention, as Megatron-Core "
+            "runs it)");
   }
 }
 
@@ -55,6 +69,12 @@ void require_classic_layer(const ModelConfig& m, const char* mode) {
   require(m.kv_heads == 0 || m.kv_heads == m.heads, "model.kv_heads",
           "= " + std::to_string(m.kv_heads) + ": grouped-query attention " + why);
   require(m.mlp == Mlp::gelu, "model.mlp", std::string("= \"") + to_string(m.mlp) + "\": a gated MLP " + why);
+  require(!m.mla.enabled(), "model.mla", "multi-latent attention " + why);
+  require(m.moe.ffn_hidden == 0 && m.moe.shared_ffn == 0 && m.moe.first_dense == 0,
+          m.moe.ffn_hidden   ? "model.moe.ffn_hidden"
+          : m.moe.shared_ffn ? "model.moe.shared_ffn"
+                             : "model.moe.first_dense",
+          "fine-grained, shared experts and dense first layers " + why);
 }
 
 void validate_tensor(const Workload& w) {
@@ -77,6 +97,8 @@ void validate_tensor(const Workload& w) {
       require_divides(size, hidden);
       require_divides(size, ffn);
       require_divides(size, vocab);
+      if (m.moe.ffn_hidden > 0) require_divides(size, {"model.moe.ffn_hidden", m.moe.ffn_hidden});
+      if (m.moe.shared_ffn > 0) require_divides(size, {"model.moe.shared_ffn", m.moe.shared_ffn});
       if (w.parallel.sequence_parallel) {
         if (w.parallel.context > 1)
           require_divides(size, {"model.seq_len / parallelism.context.size", m.seq_len / w.parallel.context});
@@ -140,6 +162,8 @@ void validate_context(const Workload& w) {
   require(p.tensor.mode == TensorMode::none || p.tensor.mode == TensorMode::megatron, "parallelism.context.size",
           "= " + std::to_string(p.context) + " is modelled with tensor mode \"megatron\" or \"none\", not \"" +
               to_string(p.tensor.mode) + "\"");
+  require(!w.model.mla.enabled(), "parallelism.context.size",
+          "= " + std::to_string(p.context) + ": context parallelism with multi-latent attention is not modelled");
   require(w.model.attention == Attention::flash, "parallelism.context.size",
           "= " + std::to_string(p.context) +
               " needs model.attention \"flash\" (Transformer Engine runs context parallelism only in its fused and "
@@ -160,7 +184,10 @@ void validate_pipeline(const Workload& w) {
   if (p.chunks > 1)
     require(p.schedule == Schedule::interleaved, "parallelism.pipeline.chunks",
             "= " + std::to_string(p.chunks) + " requires schedule \"interleaved\"");
-  require_divides({"parallelism.pipeline.stages × chunks", p.stages * p.chunks}, {"model.layers", w.model.layers});
+  if (p.first_stage_layers == 0 && p.last_stage_layers == 0 && !p.embedding_in_split && !p.loss_in_split)
+    require_divides({"parallelism.pipeline.stages × chunks", p.stages * p.chunks}, {"model.layers", w.model.layers});
+  else
+    virtual_stage_starts(w);  // throws naming the field when the split is impossible
   if (p.schedule == Schedule::interleaved) {
     require(p.stages > 1, "parallelism.pipeline.schedule", "\"interleaved\" needs parallelism.pipeline.stages > 1");
     require(m % p.stages == 0, "parallelism.pipeline.stages",
@@ -305,6 +332,8 @@ void validate(const Workload& w) {
     const auto mode = w.parallel.tensor.mode;
     require(mode == TensorMode::none || mode == TensorMode::megatron, "training.fp8",
             std::string("is modelled with tensor mode \"megatron\" or \"none\", not \"") + to_string(mode) + "\"");
+    require(!w.model.mla.enabled(), "training.fp8",
+            "with multi-latent attention is not modelled (DeepSeek-V3's block-scaled fp8 neither)");
   }
   require(!w.training.fp8_param_gather || w.training.fp8 != Fp8::none, "training.fp8_param_gather",
           "needs training.fp8 (\"delayed\" or \"current\")");

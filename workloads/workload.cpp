@@ -146,6 +146,16 @@ nlohmann::json to_json(const Workload& w) {
                 {"capacity_factor", w.model.moe.capacity_factor},
                 {"every", w.model.moe.every},
                 {"imbalance", w.model.moe.imbalance}};
+  if (w.model.moe.ffn_hidden > 0) m["moe"]["ffn_hidden"] = w.model.moe.ffn_hidden;
+  if (w.model.moe.shared_ffn > 0) m["moe"]["shared_ffn"] = w.model.moe.shared_ffn;
+  if (w.model.moe.first_dense > 0) m["moe"]["first_dense"] = w.model.moe.first_dense;
+  if (w.model.mla.enabled()) {
+    m["mla"] = {{"kv_lora_rank", w.model.mla.kv_lora_rank},
+                {"qk_head_dim", w.model.mla.qk_head_dim},
+                {"rope_head_dim", w.model.mla.rope_head_dim},
+                {"v_head_dim", w.model.mla.v_head_dim}};
+    if (w.model.mla.q_lora_rank > 0) m["mla"]["q_lora_rank"] = w.model.mla.q_lora_rank;
+  }
   j["training"] = {{"global_batch", w.training.global_batch},
                    {"micro_batch", w.training.micro_batch},
                    {"dtype", to_string(w.training.dtype)},
@@ -174,6 +184,12 @@ nlohmann::json to_json(const Workload& w) {
                    {"schedule", to_string(w.parallel.pipeline.schedule)},
                    {"chunks", w.parallel.pipeline.chunks},
                    {"pipeline_limit", w.parallel.pipeline.pipeline_limit}};
+  if (w.parallel.pipeline.first_stage_layers > 0)
+    p["pipeline"]["first_stage_layers"] = w.parallel.pipeline.first_stage_layers;
+  if (w.parallel.pipeline.last_stage_layers > 0)
+    p["pipeline"]["last_stage_layers"] = w.parallel.pipeline.last_stage_layers;
+  if (w.parallel.pipeline.embedding_in_split) p["pipeline"]["embedding_in_split"] = true;
+  if (w.parallel.pipeline.loss_in_split) p["pipeline"]["loss_in_split"] = true;
   p["expert"] = {{"size", w.parallel.expert}};
   if (w.parallel.context > 1)
     p["context"] = {{"size", w.parallel.context}, {"comm", to_string(w.parallel.context_comm)}};

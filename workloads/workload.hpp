@@ -1,6 +1,7 @@
 #pragma once
 // The workload description: what model is trained, how, and how it is parallelised. It is the one
 // input that both the simulator and the executor derive from (through lower()).
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -65,7 +66,26 @@ struct MoeConfig {
   double capacity_factor = 1.0;  // 0: dropless, tokens per expert follow `imbalance`
   int64_t every = 2;             // every `every`-th layer is MoE (layer index % every == every-1)
   double imbalance = 1.0;        // busiest expert's load over the mean (dropless routing only)
+  // Fine-grained experts (DeepSeekMoE, Dai et al. 2024): each expert's FFN size; 0: model.ffn_hidden.
+  int64_t ffn_hidden = 0;
+  // Shared experts that every token passes through beside its routed ones, as one MLP of this total
+  // size (Megatron-LM --moe-shared-expert-intermediate-size); 0: none.
+  int64_t shared_ffn = 0;
+  // Leading layers that keep a dense MLP (DeepSeek-V3's first_k_dense_replace = 3).
+  int64_t first_dense = 0;
   bool enabled() const { return experts > 0; }
+};
+
+// Multi-head latent attention (DeepSeek-V2, Liu et al. 2024, §2.1; DeepSeek-V3): queries and keys/values
+// projected down to latents (each RMSNorm-ed) and up per head; a decoupled rotary part of each query
+// head and one rotary key shared by all heads.
+struct MlaConfig {
+  int64_t q_lora_rank = 0;    // 0: queries projected from the hidden state directly
+  int64_t kv_lora_rank = 0;   // the key/value latent; > 0: MLA on
+  int64_t qk_head_dim = 0;    // per head, without the rotary part
+  int64_t rope_head_dim = 0;  // the rotary part of a query head, and of the shared key
+  int64_t v_head_dim = 0;
+  bool enabled() const { return kv_lora_rank > 0; }
 };
 
 struct ModelConfig {
@@ -97,16 +117,23 @@ struct ModelConfig {
   // described by their published parameter count (Llama) do.
   bool final_norm = false;
   MoeConfig moe;
+  MlaConfig mla;
   int64_t kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return hidden / heads; }
   // Outputs of the QKV projection: the queries (hidden) and a key and a value per KV head.
   int64_t qkv_outputs() const { return hidden + 2 * kv_head_count() * head_dim(); }
   // Outputs of fc1: ffn_hidden, or twice that for a gated MLP.
-  int64_t fc1_outputs() const { return mlp == Mlp::gelu ? ffn_hidden : 2 * ffn_hidden; }
+  int64_t fc1_outputs() const { return fc1_of(ffn_hidden); }
+  int64_t fc1_of(int64_t ffn) const { return mlp == Mlp::gelu ? ffn : 2 * ffn; }
+  int64_t expert_ffn() const { return moe.ffn_hidden > 0 ? moe.ffn_hidden : ffn_hidden; }
   // Parameters of one normalisation layer.
   int64_t norm_params() const { return norm == Norm::layernorm ? 2 * hidden : hidden; }
-  bool is_moe_layer(int64_t layer) const { return moe.enabled() && layer % moe.every == moe.every - 1; }
-  int64_t moe_layer_count() const { return moe.enabled() ? layers / moe.every : 0; }
+  bool is_moe_layer(int64_t layer) const {
+    return moe.enabled() && layer >= moe.first_dense && layer % moe.every == moe.every - 1;
+  }
+  int64_t moe_layer_count() const {
+    return moe.enabled() ? layers / moe.every - std::min(moe.first_dense, layers) / moe.every : 0;
+  }
 };
 
 struct TrainingConfig {
@@ -141,6 +168,14 @@ struct PipelineConfig {
   Schedule schedule = Schedule::one_f_one_b;
   int64_t chunks = 1;          // model chunks per stage (interleaved)
   int64_t pipeline_limit = 0;  // AxoNN message-driven: micro-batches in flight (0: = stages)
+  // Uneven splits (Megatron-Core --decoder-first/last-pipeline-num-layers): the first (last) stage's
+  // layers, the other stages splitting the rest; 0: even.
+  int64_t first_stage_layers = 0;
+  int64_t last_stage_layers = 0;
+  // The embedding (loss) counted as a layer of the first (last) stage (Megatron-Core
+  // --account-for-embedding/loss-in-pipeline-split).
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
 };
 
 struct ParallelConfig {

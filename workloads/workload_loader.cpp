@@ -92,7 +92,19 @@ ModelConfig read_model(JsonReader r) {
     m.moe.capacity_factor = e.number("capacity_factor", 1.0, 0.0, 1e6);
     m.moe.every = e.integer("every", 2, 1, m.layers);
     m.moe.imbalance = e.number("imbalance", 1.0, 1.0, 1e6);
+    m.moe.ffn_hidden = e.integer("ffn_hidden", 0, 1, kMaxFfn);
+    m.moe.shared_ffn = e.integer("shared_ffn", 0, 1, kMaxFfn);
+    m.moe.first_dense = e.integer("first_dense", 0, 0, m.layers - 1);
     e.finish();
+  }
+  if (r.has("mla")) {
+    JsonReader a = r.object("mla");
+    m.mla.q_lora_rank = a.integer("q_lora_rank", 0, 1, kMaxHidden);
+    m.mla.kv_lora_rank = a.integer("kv_lora_rank", std::nullopt, 1, kMaxHidden);
+    m.mla.qk_head_dim = a.integer("qk_head_dim", std::nullopt, 1, kMaxHidden);
+    m.mla.rope_head_dim = a.integer("rope_head_dim", std::nullopt, 1, kMaxHidden);
+    m.mla.v_head_dim = a.integer("v_head_dim", std::nullopt, 1, kMaxHidden);
+    a.finish();
   }
   r.finish();
   return m;
@@ -167,6 +179,10 @@ ParallelConfig read_parallel(JsonReader r) {
     p.pipeline.schedule = read_enum(pp, "schedule", kSchedules);
     p.pipeline.chunks = pp.integer("chunks", 1, 1, 1 << 12);
     p.pipeline.pipeline_limit = pp.integer("pipeline_limit", 0, 0, 1 << 20);
+    p.pipeline.first_stage_layers = pp.integer("first_stage_layers", 0, 1, 1'000'000);
+    p.pipeline.last_stage_layers = pp.integer("last_stage_layers", 0, 1, 1'000'000);
+    p.pipeline.embedding_in_split = pp.boolean("embedding_in_split", false);
+    p.pipeline.loss_in_split = pp.boolean("loss_in_split", false);
     pp.finish();
   }
   {

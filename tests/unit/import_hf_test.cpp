@@ -67,13 +67,24 @@ TEST(ImportHf, ReleasedModelsCountAsPublished) {
   EXPECT_EQ(pw::parameters_label(mixtral), "46.7 B parameters (12.9 B active per token)");
 }
 
-// DeepSeek-V3 is refused naming everything its layer has that paratwin's lacks, in one message.
-TEST(ImportHf, DeepSeekV3RefusedListingEveryMissingFeature) {
-  const std::string e = error_of(config("deepseek-v3.json"));
-  for (const char* part : {"DeepseekV3ForCausalLM is not modelled", "multi-latent attention (q_lora_rank 1536",
-                           "shared experts (n_shared_experts 1)", "moe_intermediate_size 2048",
-                           "first_k_dense_replace 3", "num_nextn_predict_layers 1", "LlamaForCausalLM"})
-    EXPECT_NE(e.find(part), std::string::npos) << part << " in " << e;
+// DeepSeek-V3: multi-latent attention, 256 fine-grained routed experts and a shared one, 3 dense first
+// layers; its multi-token prediction module is not modelled, refused unless --approximate. The main
+// model is the report's 671 B parameters, 37 B activated.
+TEST(ImportHf, DeepSeekV3TranslatesAllButItsPredictionModule) {
+  const std::string e = error_of(config("deepseek-v3.json"), seq(4096));
+  EXPECT_NE(e.find("num_nextn_predict_layers 1 (multi-token prediction"), std::string::npos) << e;
+  auto o = seq(4096);
+  o.approximate = true;
+  const auto r = pw::import_hf_config(config("deepseek-v3.json"), "deepseek-v3.json", o);
+  const auto m = model_of(r);
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.rope_head_dim, 64);
+  EXPECT_EQ(m.moe.experts, 256);
+  EXPECT_EQ(m.moe.shared_ffn, 2048);
+  EXPECT_EQ(m.moe.first_dense, 3);
+  EXPECT_DOUBLE_EQ(pw::count_parameters(m).total(), 671'026'404'352.0);
+  EXPECT_EQ(pw::parameters_label(m), "671 B parameters (37.6 B active per token)");
 }
 
 // Qwen2's q/k/v biases are not expressible: refused with what leaving them out removes, imported with

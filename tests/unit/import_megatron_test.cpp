@@ -494,5 +494,47 @@ TEST(ImportMegatron, AnErrorComesWithEveryInexpressibleArgument) {
   EXPECT_EQ(run(with(base(), {"--softmax-type", "vanilla", "--glu-linear-offset", "0.0"})).workload.total_ranks(), 8);
 }
 
+// Uneven pipeline splits as Megatron-Core's flags give them: Llama 3.1 405B's 126 layers on 8 stages of
+// 8 virtual stages with the embedding and the loss counted; first/last stages of their own sizes.
+TEST(ImportMegatron, UnevenPipelineSplits) {
+  const Words llama405 = {"--num-layers",
+                          "126",
+                          "--hidden-size",
+                          "256",
+                          "--num-attention-heads",
+                          "8",
+                          "--seq-length",
+                          "128",
+                          "--micro-batch-size",
+                          "1",
+                          "--global-batch-size",
+                          "64",
+                          "--pipeline-model-parallel-size",
+                          "8",
+                          "--num-virtual-stages-per-pipeline-rank",
+                          "8",
+                          "--account-for-embedding-in-pipeline-split",
+                          "--account-for-loss-in-pipeline-split",
+                          "--vocab-size",
+                          "1000",
+                          "--bf16"};
+  const auto w = run(llama405, world(8)).workload;
+  EXPECT_EQ(w.parallel.pipeline.chunks, 8);
+  EXPECT_TRUE(w.parallel.pipeline.embedding_in_split);
+  EXPECT_TRUE(w.parallel.pipeline.loss_in_split);
+  Words no_loss = llama405;
+  no_loss.erase(std::find(no_loss.begin(), no_loss.end(), "--account-for-loss-in-pipeline-split"));
+  EXPECT_ERROR(no_loss, "--num-layers = 126 + the embedding is not divisible by --pipeline-model-parallel-size 8");
+  Words layers_per_virtual = with(fp32_base(), {"--pipeline-model-parallel-size", "4", "--num-layers", "10",
+                                                "--decoder-first-pipeline-num-layers", "1"});
+  const auto uneven =
+      run(with(layers_per_virtual, {"--tensor-model-parallel-size", "1", "--global-batch-size", "8"}), world(8))
+          .workload;
+  EXPECT_EQ(uneven.parallel.pipeline.first_stage_layers, 1);
+  EXPECT_ERROR(
+      with(layers_per_virtual, {"--tensor-model-parallel-size", "1", "--decoder-last-pipeline-num-layers", "2"}),
+      "--decoder-first-pipeline-num-layers (the workload's parallelism.pipeline.first_stage_layers)");
+}
+
 }  // namespace
 }  // namespace paratwin::workloads

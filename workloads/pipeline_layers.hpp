@@ -1,0 +1,16 @@
+#pragma once
+// Which layers each virtual pipeline stage holds: an even split, or Megatron-Core's uneven ones (first
+// and last stages of their own sizes, or the embedding and the loss counted as layers).
+#include <cstdint>
+#include <vector>
+
+#include "workloads/workload.hpp"
+
+namespace paratwin::workloads {
+
+// starts[v] is the first layer of virtual stage v (chunk c of stage s is v = c·stages + s, the order
+// layers are assigned in), starts[stages·chunks] = model.layers. Throws WorkloadError naming the field
+// when the layers cannot be split so, or a model chunk would hold no layer.
+std::vector<int64_t> virtual_stage_starts(const Workload& w);
+
+}  // namespace paratwin::workloads
