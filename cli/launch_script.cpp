@@ -24,22 +24,45 @@ namespace fs = std::filesystem;
 namespace {
 
 // Programs a launch script starts training through, directly or as a wrapper of the next one.
-constexpr const char* kLaunchers[] = {"torchrun", "python",  "python3",   "uv",          "srun",      "mpirun",
-                                      "mpiexec",  "jsrun",   "flux",      "deepspeed",   "nsys",      "ncu",
-                                      "numactl",  "taskset", "apptainer", "singularity", "accelerate"};
+constexpr const char* kLaunchers[] = {"torchrun", "python",  "python3", "uv",        "srun",        "sbatch",
+                                      "mpirun",   "mpiexec", "jsrun",   "flux",      "deepspeed",   "nsys",
+                                      "ncu",      "numactl", "taskset", "apptainer", "singularity", "accelerate"};
 
 // Megatron-LM's entry points, present in the scratch folder as empty files: scripts check that they
 // run from the repository's root (`[ -f pretrain_gpt.py ]`).
 constexpr const char* kEntryPoints[] = {"pretrain_gpt.py",   "pretrain_bert.py",   "pretrain_t5.py",
                                         "pretrain_mamba.py", "pretrain_hybrid.py", "pretrain_vlm.py"};
 
-// The recorder: its own name, the number of its arguments, then each, NUL-terminated.
-constexpr const char* kRecorder =
-    "#!/bin/sh\n"
-    "# paratwin import --script: stands for a launcher, records its command and starts nothing.\n"
-    "{ printf '%s\\0' \"${0##*/}\" \"$#\"; [ \"$#\" -gt 0 ] && printf '%s\\0' \"$@\"; } "
-    ">> \"$PARATWIN_LAUNCH_RECORD\"\n"
-    "exit 0\n";
+// The recorder: its own name, the number of its arguments, then each, NUL-terminated. A job
+// submitter or launcher that runs a shell command line (`sbatch <<EOF ... EOF`, `srun ... bash -c
+// "CMD"`, as Megatron-LM's sbatch examples do) runs it instead, its launchers recorded in turn.
+constexpr const char* kRecorder = R"(#!/bin/sh
+# paratwin import --script: stands for a launcher, records its command and starts nothing.
+name=${0##*/}
+{ printf '%s\0' "$name" "$#"; [ "$#" -gt 0 ] && printf '%s\0' "$@"; } >> "$PARATWIN_LAUNCH_RECORD"
+case $name in
+  sbatch)
+    for last in "$@"; do :; done
+    if [ -n "${last:-}" ] && [ -f "$last" ]; then exec bash "$last"; fi
+    exec bash -s ;;
+  srun|mpirun|mpiexec|jsrun|flux)
+    while [ $# -gt 0 ]; do
+      case $1 in
+        bash|sh|*/bash|*/sh)
+          shift
+          while [ $# -gt 0 ]; do
+            case $1 in
+              -c) exec bash -c "$2" ;;
+              -*) shift ;;
+              *) exec bash "$@" ;;
+            esac
+          done ;;
+      esac
+      shift
+    done ;;
+esac
+exit 0
+)";
 
 // A scratch folder removed with everything in it when the run is over.
 class ScratchFolder {

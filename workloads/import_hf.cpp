@@ -244,6 +244,9 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
                           "= " + std::to_string(top_k) + " exceeds n_routed_experts " + std::to_string(experts));
     const int64_t expert_ffn = r.integer("moe_intermediate_size", -1, int64_t{1} << 22);
     const int64_t shared = r.has("n_shared_experts") ? r.integer("n_shared_experts", 0, 1024) : 0;
+    if (r.has("first_k_dense_replace") && !config.at("first_k_dense_replace").is_number_integer())
+      throw WorkloadError(file + ": first_k_dense_replace",
+                          "= " + r.dump("first_k_dense_replace") + " is not an integer");
     const int64_t dense = r.has("first_k_dense_replace") ? config.at("first_k_dense_replace").get<int64_t>() : 0;
     if (dense < 0 || dense >= layers)
       throw WorkloadError(file + ": first_k_dense_replace", "= " + std::to_string(dense) + " leaves no MoE layer");

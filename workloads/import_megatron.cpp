@@ -408,8 +408,9 @@ int64_t tokenizer_vocab(const Reader& r, const Sorted& s, const MegatronImportOp
       int64_t size;
     };
     // Each model card's config.json vocab_size.
-    static constexpr Known kKnown[] = {{"llama-3", 128256}, {"llama3", 128256},      {"llama-2", 32000},
-                                       {"llama2", 32000},   {"mixtral-8x7b", 32000}, {"gpt2", 50257}};
+    static constexpr Known kKnown[] = {{"llama-3", 128256},     {"llama3", 128256},      {"llama-2", 32000},
+                                       {"llama2", 32000},       {"mixtral-8x7b", 32000}, {"gpt2", 50257},
+                                       {"deepseek-v3", 129280}, {"deepseek-v2", 102400}};
     for (const auto& k : kKnown)
       if (contains_lowercase(model, k.part)) {
         assumed.push_back("HuggingFaceTokenizer " + model + " of " + n(k.size) + " tokens (the model's config.json)");
@@ -649,7 +650,7 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
       // a bad --attention-backend: listed as it stands
     }
     if (unknown.empty() && cannot.empty()) throw;
-    const std::string error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
+    const std::string error = e.what();
     throw MegatronArgumentsError(error + "; and " + n(static_cast<int64_t>(unknown.size() + cannot.size())) +
                                      " argument(s) unknown or inexpressible",
                                  unknown, cannot, error);

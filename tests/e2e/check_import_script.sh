@@ -36,6 +36,10 @@ grep -q "given without a value.*--tokenizer-model, --data-path" "$out/mixtral.st
 import mixtral-one-node mixtral_8x7b.sh && fail "mixtral on one node imported"
 grep -q "give the run's size with paratwin's --world-size N" "$out/mixtral-one-node.stderr" || fail "no hint"
 
+# A job script submitted through sbatch's standard input, the command run by `srun bash -c`; srun
+# carries no world size: --world-size gives it.
+expect_import sbatch sbatch_heredoc.sh "16 ranks, t=2 sp p=2 d=4" --world-size 16
+
 import bert bert.sh && fail "BERT imported"
 grep -q "pretrain_bert.py: trains BERT" "$out/bert.stderr" || { cat "$out/bert.stderr"; fail "BERT not named"; }
 import early stops_early.sh && fail "a script that launches nothing imported"

@@ -151,3 +151,39 @@ TEST(DeepSeekModel, LoweredGemmsCarryTheModelsFlops) {
   EXPECT_EQ(shape("shared.fc1").n, 2 * 128 / 2);
   EXPECT_EQ(shape("fc1").n, 2 * 512 / 2);  // the dense first layer
 }
+
+// Mixtral 8x7B (Jiang et al., "Mixtral of Experts", 2024: 32 layers, hidden 4096, 32 heads with 8 key/value
+// heads, 8 SwiGLU experts of 14336, 2 per token, vocabulary 32,000): 46.7 B parameters, 12.9 B active;
+// FLOPs as Megatron-LM's num_floating_point_operations counts an MoE layer (4·tokens·h·ffn·k·3/2), with
+// its attention terms (1 + g/a + s/h) as for Llama.
+TEST(MixtralModel, ParametersAndFlopsFollowThePublishedCounts) {
+  auto j = paratwin::test::base_gpt();
+  pw::Workload w = paratwin::test::workload(j);
+  pw::ModelConfig& m = w.model;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.ffn_hidden = 14336;
+  m.seq_len = 4096;
+  m.vocab = 32000;
+  m.mlp = pw::Mlp::swiglu;
+  m.norm = pw::Norm::rmsnorm;
+  m.position = pw::Position::rope;
+  m.bias = false;
+  m.tied_embeddings = false;
+  m.final_norm = true;
+  m.moe.experts = 8;
+  m.moe.top_k = 2;
+  m.moe.capacity_factor = 0;
+  m.moe.every = 1;
+  EXPECT_DOUBLE_EQ(pw::count_parameters(m).total(), 46'702'792'704.0);
+  EXPECT_NEAR(pw::active_parameters(m) / 1e9, 12.9, 0.05);
+  w.training.global_batch = 8;
+  w.training.checkpointing = pw::Checkpointing::none;
+  const double tokens = 8.0 * 4096, s = 4096, h = 4096, l = 32, V = 32000;
+  const double attention = 12 * tokens * l * h * h * (1 + 8.0 / 32 + s / h);
+  const double moe = 3 * l * 4 * tokens * h * 14336 * 2 * 1.5;
+  const double logits = 6 * tokens * h * V;
+  EXPECT_NEAR(pw::iteration_flops(w).model / (attention + moe + logits), 1.0, 1e-12);
+}
