@@ -1,14 +1,15 @@
 set terminal svg size 760,460 dynamic font 'sans,11'
 set output 'dgx-h100-llama.svg'
-set title 'dgx-h100-llama: Llama 3 70B pre-training with fp8 on 64 DGX H100 GPUs (Megatron-Bridge), model TFLOP/s per GPU' noenhanced
+set title 'dgx-h100-llama: Llama 3 70B and Llama 3.1 405B pre-training with fp8 on DGX H100 (Megatron-Bridge), model TFLOP/s per GPU' noenhanced
 set key top left
 set grid
 $data << EOD
 719 719 719 719 673.121
 734 734 734 734 691.852
+737 737 737 737 767.49
 EOD
-set xrange [0:844.1]
-set yrange [0:844.1]
+set xrange [0:882.613]
+set yrange [0:882.613]
 set size square
 set xlabel 'published model_tflops_per_gpu' noenhanced
 set ylabel 'predicted model_tflops_per_gpu' noenhanced

@@ -11,6 +11,18 @@ namespace pw = paratwin::workloads;
 
 namespace {
 
+// The layer today's decoders share: SwiGLU, RMSNorm, rotary positions, no biases, an untied output layer,
+// a final norm; flash attention.
+void modern_layer(pw::ModelConfig& m) {
+  m.attention = pw::Attention::flash;
+  m.mlp = pw::Mlp::swiglu;
+  m.norm = pw::Norm::rmsnorm;
+  m.position = pw::Position::rope;
+  m.bias = false;
+  m.tied_embeddings = false;
+  m.final_norm = true;
+}
+
 // DeepSeek-V3 (DeepSeek-AI, "DeepSeek-V3 Technical Report", 2024, §4.2 and the released config.json):
 // 61 layers, hidden 7168, 128 heads; MLA with q_lora_rank 1536, kv_lora_rank 512, per-head 128 + 64
 // rotary query/key dimensions and 128 value dimensions; the first 3 layers dense (FFN 18432), the
@@ -23,13 +35,7 @@ pw::ModelConfig deepseek_v3() {
   m.ffn_hidden = 18432;
   m.seq_len = 4096;
   m.vocab = 129280;
-  m.attention = pw::Attention::flash;
-  m.mlp = pw::Mlp::swiglu;
-  m.norm = pw::Norm::rmsnorm;
-  m.position = pw::Position::rope;
-  m.bias = false;
-  m.tied_embeddings = false;
-  m.final_norm = true;
+  modern_layer(m);
   m.moe.experts = 256;
   m.moe.top_k = 8;
   m.moe.capacity_factor = 0;
@@ -167,12 +173,7 @@ TEST(MixtralModel, ParametersAndFlopsFollowThePublishedCounts) {
   m.ffn_hidden = 14336;
   m.seq_len = 4096;
   m.vocab = 32000;
-  m.mlp = pw::Mlp::swiglu;
-  m.norm = pw::Norm::rmsnorm;
-  m.position = pw::Position::rope;
-  m.bias = false;
-  m.tied_embeddings = false;
-  m.final_norm = true;
+  modern_layer(m);
   m.moe.experts = 8;
   m.moe.top_k = 2;
   m.moe.capacity_factor = 0;
