@@ -47,6 +47,13 @@ constexpr double kBytesPerOp = 300;
 ProgramSize estimate_program_size(const Workload& w) {
   const auto& pp = w.parallel.pipeline;
   PerMode k = per_mode(w);
+  // Multi-latent attention's projections (lower_megatron.cpp mla_forward/mla_backward): six GEMMs and
+  // norms in place of the QKV GEMM forward, ten ops in place of two backward, the forward again when
+  // recomputed: 18 more per layer pass. The shared experts' MLP: up to 5 ops forward (with its
+  // tensor-parallel gather and reduction), 8 backward, 5 recomputed, and a ZeRO-3 stack's gather and
+  // reduce-scatter of its module each: 22 more.
+  if (w.model.mla.enabled()) k.layer_pass += 18;
+  if (w.model.moe.shared_ffn > 0) k.layer_pass += 22;
   // Without recomputation a layer has a forward and a backward pass, not three: at most 0.65 of the ops
   // (the backward holds most of them).
   if (w.training.checkpointing == Checkpointing::none) k.layer_pass *= 0.65;

@@ -136,5 +136,53 @@ TEST(ProgramSize, GpipeWithManyMicroBatchesRefused) {
   EXPECT_NO_THROW(parse_workload(d, ""));
 }
 
+// DeepSeek-class layers (multi-latent attention, shared experts) under every checkpointing mode, ZeRO
+// stage 0, 1 and 3 (Megatron-FSDP) and tensor sizes 1 and 2 with sequence parallelism.
+TEST(ProgramSize, EstimateBoundsLatentAttentionAndSharedExperts) {
+  for (int tp : {1, 2})
+    for (const char* checkpointing : {"none", "selective", "full"})
+      for (int zero : {0, 1, 3}) {
+        json j = {{"name", "deepseek-like"},
+                  {"model",
+                   {{"layers", 4},
+                    {"hidden", 256},
+                    {"heads", 8},
+                    {"ffn_hidden", 512},
+                    {"seq_len", 64},
+                    {"vocab", 512},
+                    {"attention", "flash"},
+                    {"mlp", "swiglu"},
+                    {"norm", "rmsnorm"},
+                    {"position", "rope"},
+                    {"bias", false},
+                    {"moe",
+                     {{"experts", 4},
+                      {"top_k", 2},
+                      {"capacity_factor", 0},
+                      {"every", 1},
+                      {"ffn_hidden", 128},
+                      {"shared_ffn", 128},
+                      {"first_dense", 1}}},
+                    {"mla",
+                     {{"q_lora_rank", 96},
+                      {"kv_lora_rank", 64},
+                      {"qk_head_dim", 32},
+                      {"rope_head_dim", 16},
+                      {"v_head_dim", 32}}}}},
+                  {"training", {{"global_batch", 16}, {"micro_batch", 1}, {"checkpointing", checkpointing}}},
+                  {"parallelism", {{"data", {{"size", 2}, {"zero", zero}}}, {"expert", {{"size", 2}}}}}};
+        if (tp > 1) {
+          j["parallelism"]["tensor"] = {{"mode", "megatron"}, {"size", 2}};
+          j["parallelism"]["sequence_parallel"] = true;
+        }
+        if (zero == 3) j["framework"] = {{"profile", "megatron-fsdp"}};
+        const Workload w = parse_workload(j, "");
+        const std::string label = "t" + std::to_string(tp) + " " + checkpointing + " zero " + std::to_string(zero);
+        const double ops = ops_of(w), estimate = estimate_program_size(w).ops;
+        EXPECT_GE(estimate, ops) << label;
+        EXPECT_LE(estimate, 2.5 * ops) << label;
+      }
+}
+
 }  // namespace
 }  // namespace paratwin::workloads
