@@ -86,24 +86,9 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
         const auto hf = workloads::import_hf_config(config, a->config, a->options);
         std::string text;
         std::string summary;
+        workloads::ModelConfig m;
         if (a->workload.empty()) {
           text = nlohmann::ordered_json{{"model", hf.model}}.dump(2) + "\n";
-        } else {
-          auto model = hf.model;
-          // The attention kernel is the training stack's choice, not the model's: the workload's stays.
-          if (base["model"].contains("attention") && !model.contains("attention"))
-        model["attention"] = base["model"]["attention"];
-          base["model"] = model;
-          const std::string note = " Model from " + a->config + " (" + hf.architecture + ").";
-          base["description"] = base.value("description", std::string()) + note;
-          text = base.dump(2) + "\n";
-          const auto w = workloads::parse_workload_text(text, a->out.empty() ? "the imported workload" : a->out);
-          summary = ", " + workloads::configuration_label(w);
-        }
-        workloads::ModelConfig m;
-        if (!a->workload.empty()) {
-          m = workloads::parse_workload_text(text, a->workload).model;
-        } else {
           // A model section alone: counted through a minimal workload around it.
           auto probe = hf.model;
           if (!probe.contains("seq_len")) probe["seq_len"] = 1;
@@ -112,6 +97,18 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
                                 {"training", {{"global_batch", 1}, {"micro_batch", 1}}},
                                 {"parallelism", {{"data", {{"size", 1}}}}}};
           m = workloads::parse_workload(doc, a->config).model;
+        } else {
+          auto model = hf.model;
+          // The attention kernel is the training stack's choice, not the model's: the workload's stays.
+          if (base["model"].contains("attention") && !model.contains("attention"))
+            model["attention"] = base["model"]["attention"];
+          base["model"] = model;
+          const std::string note = " Model from " + a->config + " (" + hf.architecture + ").";
+          base["description"] = base.value("description", std::string()) + note;
+          text = base.dump(2) + "\n";
+          const auto w = workloads::parse_workload_text(text, a->out.empty() ? "the imported workload" : a->out);
+          summary = ", " + workloads::configuration_label(w);
+          m = w.model;
         }
         if (a->out.empty())
           std::cout << text;

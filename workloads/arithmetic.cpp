@@ -34,8 +34,8 @@ double mla_parameters(const ModelConfig& m) {
 }
 
 ParameterCounts count_parameters(const ModelConfig& m) {
-  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  const double qkv = static_cast<double>(m.qkv_outputs()), fc1 = static_cast<double>(m.fc1_outputs());
+  const double h = static_cast<double>(m.hidden);
+  const double qkv = static_cast<double>(m.qkv_outputs());
   const double norm = static_cast<double>(m.norm_params()), bias = m.bias ? 1.0 : 0.0;
   ParameterCounts c;
   c.attention = (m.mla.enabled() ? mla_parameters(m) : (h * qkv + bias * qkv) + (h * h + bias * h)) + norm;
@@ -43,7 +43,7 @@ ParameterCounts count_parameters(const ModelConfig& m) {
     const double width = static_cast<double>(ffn), fc1_out = static_cast<double>(m.fc1_of(ffn));
     return (h * fc1_out + bias * fc1_out) + (width * h + bias * h);
   };
-  c.mlp = (h * fc1 + bias * fc1) + (f * h + bias * h) + norm;
+  c.mlp = mlp_of(m.ffn_hidden) + norm;
   c.expert = mlp_of(m.expert_ffn());
   c.shared = m.moe.shared_ffn > 0 ? mlp_of(m.moe.shared_ffn) : 0.0;
   c.router = m.moe.enabled() ? h * static_cast<double>(m.moe.experts) : 0.0;
@@ -79,7 +79,7 @@ std::string parameters_label(const ModelConfig& m) {
 
 IterationFlops iteration_flops(const Workload& w) {
   const auto& m = w.model;
-  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double h = static_cast<double>(m.hidden);
   const double S = static_cast<double>(m.seq_len);
   const double tokens = static_cast<double>(w.training.global_batch) * S;
   // Forward of one layer: QKV and the output projection (h·(h + 2·kv·d) + h² multiply-adds per
@@ -104,7 +104,6 @@ IterationFlops iteration_flops(const Workload& w) {
     return 2.0 * tokens * (h * static_cast<double>(m.fc1_of(ffn)) + static_cast<double>(ffn) * h);
   };
   const double mlp = mlp_of(m.ffn_hidden);
-  (void)f;
   const double layers = static_cast<double>(m.layers);
   const double moe_layers = static_cast<double>(m.moe_layer_count());
   const double dense_layers = layers - moe_layers;

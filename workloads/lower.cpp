@@ -35,12 +35,12 @@ std::unique_ptr<LayerLowering> make_lowering(const Ctx& c) {
 
 class StageLowering {
  public:
-  StageLowering(const Ctx& c, LayerLowering& layers, Role& role, const std::vector<Slot>& slots)
-      : c_(c), layers_(layers), role_(role), e_(role, c), slots_(slots) {
+  StageLowering(const Ctx& c, LayerLowering& layers, Role& role, const std::vector<Slot>& slots,
+                const std::vector<int64_t>& starts)
+      : c_(c), layers_(layers), role_(role), e_(role, c), slots_(slots), starts_(starts) {
     const auto& pp = c.w.parallel.pipeline;
     p_ = pp.stages;
     v_ = pp.chunks;
-    starts_ = virtual_stage_starts(c.w);
   }
 
   void run() {
@@ -405,7 +405,7 @@ class StageLowering {
   Emitter e_;
   const std::vector<Slot>& slots_;
   int64_t p_ = 1, v_ = 1;
-  std::vector<int64_t> starts_;  // first layer of each virtual stage (pipeline_layers.hpp)
+  const std::vector<int64_t>& starts_;  // first layer of each virtual stage (pipeline_layers.hpp)
   std::vector<uint32_t> synced_;
   std::vector<detail::GradientBucket> buckets_;
   size_t next_bucket_ = 0;
@@ -526,7 +526,7 @@ Program lower(const Workload& w, const LowerOptions& options) {
       role.ops.reserve(prog.roles[0].ops.size() + prog.roles[0].ops.size() / 8);
       role.deps.reserve(prog.roles[0].deps.size() + prog.roles[0].deps.size() / 8);
     }
-    StageLowering(ctx, *layers, role, schedules[static_cast<size_t>(s)]).run();
+    StageLowering(ctx, *layers, role, schedules[static_cast<size_t>(s)], starts).run();
     int32_t lo = INT32_MAX, hi = 0;
     for (int64_t c = 0; c < pp.chunks; ++c) {
       lo = std::min<int32_t>(lo, static_cast<int32_t>(starts[static_cast<size_t>(c * pp.stages + s)]));
