@@ -17,9 +17,10 @@ namespace {
 
 const char* kFormatDoc = "results/reference/README.md";
 
-constexpr std::array<Metric, 8> kMetrics = {Metric::percent_of_peak,      Metric::iteration_s, Metric::tflops_per_gpu,
-                                            Metric::model_tflops_per_gpu, Metric::pflops,      Metric::sequences_per_s,
-                                            Metric::pipeline_phase_s,     Metric::speedup};
+constexpr std::array<Metric, 9> kMetrics = {
+    Metric::percent_of_peak,      Metric::iteration_s,      Metric::tflops_per_gpu,
+    Metric::model_tflops_per_gpu, Metric::pflops,           Metric::sequences_per_s,
+    Metric::tokens_per_s_per_gpu, Metric::pipeline_phase_s, Metric::speedup};
 
 bool is_machine_file(const std::string& ref) {
   return ref.find('/') != std::string::npos || (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json");
@@ -53,6 +54,8 @@ const char* to_string(Metric m) {
       return "pflops";
     case Metric::sequences_per_s:
       return "sequences_per_s";
+    case Metric::tokens_per_s_per_gpu:
+      return "tokens_per_s_per_gpu";
     case Metric::pipeline_phase_s:
       return "pipeline_phase_s";
     case Metric::speedup:
@@ -129,6 +132,18 @@ ReferenceSuite load_reference_suite(const std::string& path) {
         point.best_configuration = p.choice("configuration", {"as_written", "best"}, "as_written") == "best";
         for (JsonReader s : p.objects("sensitivity")) {
           Sensitivity alt;
+          if (s.has("machines")) {
+            for (const auto& file : s.string_list("machines")) {
+              const std::string resolved = (folder / file).lexically_normal().string();
+              if (!is_machine_file(file) || !std::filesystem::exists(resolved))
+                s.fail("machines", "\"" + file + "\": no such machine file (" + resolved + ")");
+              alt.machines.push_back(resolved);
+            }
+            if (alt.machines.empty()) s.fail("machines", "must list at least one machine file");
+            s.finish();
+            point.sensitivity.push_back(std::move(alt));
+            continue;
+          }
           alt.key = s.string("key");
           if (alt.key.find('.') == std::string::npos)
             s.fail("key", "= \"" + alt.key + "\": give a dotted path into the workload, e.g. training.global_batch");

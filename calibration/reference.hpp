@@ -17,6 +17,7 @@ enum class Metric {
   model_tflops_per_gpu,
   pflops,
   sequences_per_s,
+  tokens_per_s_per_gpu,
   pipeline_phase_s,
   speedup
 };
@@ -34,6 +35,9 @@ struct ReferenceCollective {
 struct Sensitivity {
   std::string key;  // dotted path into the workload JSON, e.g. "training.global_batch"
   std::vector<double> values;
+  // Or other machines the run may have had (files resolved against the reference file), e.g. a GPU
+  // whose clock under a power limit the source gives as a range: {"machines": [...]} (key empty).
+  std::vector<std::string> machines;
 };
 
 struct ReferencePoint {

@@ -1,6 +1,7 @@
 #include "predict/kernel_fit_report.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.hpp"
@@ -34,7 +35,10 @@ std::map<std::string, std::vector<FitPoint>> fit_points(const std::vector<calibr
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p) {
       const auto& point = suites[s].points[p];
-      if (!suites[s].end_to_end || point.collective || point.machine != machine) continue;
+      // A built-in machine by name, a machine file by its path or by its file's name without .json.
+      const bool on_it = point.machine == machine || (point.machine.size() > 5 && point.machine.ends_with(".json") &&
+                                                      std::filesystem::path(point.machine).stem().string() == machine);
+      if (!suites[s].end_to_end || point.collective || !on_it) continue;
       const auto w = workloads::load_workload_file(point.workload);
       if (!framework.empty() && w.framework.profile != framework) continue;
       by_framework[w.framework.profile].push_back({s, p, point.calibration});

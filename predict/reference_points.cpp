@@ -64,6 +64,9 @@ double metric_value(Metric metric, const Prediction& p, const workloads::Workloa
       return p.hardware_tflops_per_device * static_cast<double>(w.total_ranks()) / 1e3;
     case Metric::sequences_per_s:
       return static_cast<double>(w.training.global_batch) / p.iteration_seconds;
+    case Metric::tokens_per_s_per_gpu:
+      return static_cast<double>(w.training.global_batch) * static_cast<double>(w.model.seq_len) / p.iteration_seconds /
+             static_cast<double>(w.total_ranks());
     case Metric::pipeline_phase_s:
       return p.iteration_seconds - p.exposed_data_seconds;
     case Metric::speedup:
@@ -166,6 +169,24 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
   if (point.sensitivity.empty()) return values;
   const auto doc =
       parse_json<workloads::WorkloadError>(read_text_file<workloads::WorkloadError>(point.workload), point.workload);
+  // One SimGrid engine per process: each alternative in a child of its own.
+  const auto in_child = [&](const std::string& what, const std::function<double()>& f) {
+    ChildPool pool(1);
+    pool.start(0, [&] { return nlohmann::json(f()); });
+    const auto r = pool.wait(-1);
+    if (!r || !r->ok)
+      throw std::runtime_error(what + ": " + (r ? r->error : std::string("the prediction did not finish")));
+    values.push_back(r->value.get<double>());
+  };
+  for (const auto& s : point.sensitivity)
+    for (const auto& file : s.machines) {
+      const auto other = topology::resolve_machine(file);
+      auto w = workloads::load_workload_file(point.workload);
+      if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
+        w.framework.set_kernel_efficiency(it->second);
+      if (point.best_configuration) w = best_configuration(w, other);
+      in_child("machine " + file, [&] { return predict_workload(suite.metric, w, other, model).value; });
+    }
   for (const auto& s : point.sensitivity)
     for (const double v : s.values) {
       auto alt_doc = with_value(doc, s.key, v);
@@ -180,15 +201,8 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
       if (const auto it = options.kernel_efficiency.find(alt.framework.profile); it != options.kernel_efficiency.end())
         alt.framework.set_kernel_efficiency(it->second);
       if (point.best_configuration) alt = best_configuration(alt, machine);
-      // One SimGrid engine per process: each alternative in a child of its own.
-      ChildPool pool(1);
-      pool.start(0, [&] { return nlohmann::json(predict_workload(suite.metric, alt, machine, model).value); });
-      const auto r = pool.wait(-1);
-      if (!r || !r->ok)
-        throw std::runtime_error(s.key + " = " + formatted(v, "%.6g") + ": " +
-                                 (r ? r->error : std::string("the prediction did not finish")));
-      const double value = r->value.get<double>();
-      values.push_back(value);
+      in_child(s.key + " = " + formatted(v, "%.6g"),
+               [&] { return predict_workload(suite.metric, alt, machine, model).value; });
     }
   return values;
 }

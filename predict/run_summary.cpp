@@ -255,7 +255,9 @@ std::string flops_lines(const RunSummary& s, const std::string& dtype) {
   const std::string with = s.legacy_flops                   ? "saved by an older paratwin, recomputation counted"
                            : s.recomputation == "full"      ? "with full recomputation"
                            : s.recomputation == "selective" ? "with the selective recomputation of attention"
-                                                            : "no recomputation: = MFU";
+                           : s.recomputation == "selective_op"
+                               ? "with every other matmul of a block recomputed (per-op selective)"
+                               : "no recomputation: = MFU";
   std::snprintf(line, sizeof line, "  hardware FLOPs        %.4g TFLOP/s per device = %.3g%% of %s peak (HFU, %s)\n",
                 s.hardware_tflops_per_device, s.percent_of_peak_hardware, dtype.c_str(), with.c_str());
   out += line;

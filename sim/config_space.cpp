@@ -71,6 +71,11 @@ void add_variants(Configuration& c, const Workload& base, const std::vector<int6
   const int64_t max_zero = t.mode == TensorMode::axonn || t.mode == TensorMode::optimus ? 2 : 3;
   std::vector<Checkpointing> ckpt{base.training.checkpointing};
   if (vary.checkpointing) ckpt = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  // TorchTitan's per-op policy where the stack has it and the block is one it is defined on.
+  if (vary.checkpointing && base.framework.features.op_selective_recompute && base.framework.profile != "generic" &&
+      !base.model.moe.enabled() && !base.model.mla.enabled() && base.model.attention == workloads::Attention::flash &&
+      (t.mode == TensorMode::none || t.mode == TensorMode::megatron))
+    ckpt.insert(ckpt.begin() + 2, Checkpointing::selective_op);
   std::vector<int64_t> zero{std::min(base.parallel.zero_stage, max_zero)};
   // Expected fastest first: ZeRO-1 and 2 run the same steps, which usually take no longer than
   // ZeRO-0's (the all-reduce's bytes as a reduce-scatter and an all-gather, the optimizer step split
@@ -206,7 +211,7 @@ Workload Configuration::with(const Knobs& k) const {
 }
 
 std::string Configuration::label(const Knobs& k) const {
-  static const char* const recompute[] = {"none", "full", "sel"};  // Checkpointing's order
+  static const char* const recompute[] = {"none", "full", "sel", "selop"};  // Checkpointing's order
   std::string out = axes + " mb" + std::to_string(k.micro_batch) + pipeline_label(workload);
   if (k.sequence_parallel) out += " sp";
   out += std::string(" ") + recompute[static_cast<int>(k.checkpointing)];

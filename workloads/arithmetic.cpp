@@ -125,6 +125,13 @@ IterationFlops iteration_flops(const Workload& w) {
     case Checkpointing::selective:
       recomputed = layers * core;
       break;
+    case Checkpointing::selective_op:
+      // Every other matmul of a block: K, the output projection and W3 (gated) or W2 (GeLU), each
+      // h by its width (dense layers only: validated).
+      recomputed =
+          layers * 2.0 * tokens * h *
+          (static_cast<double>(m.kv_head_count() * (m.hidden / m.heads)) + h + static_cast<double>(m.ffn_hidden));
+      break;
   }
   out.hardware = out.model + recomputed;
   return out;
@@ -250,6 +257,26 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
       out.stash = input;
       out.working = full;
       break;
+    case Checkpointing::selective_op: {
+      // Saved (TorchTitan's policy): the block's input, the outputs of the 1st, 3rd, 5th and 7th
+      // matmul (Q, V, W1 and W2 of a gated MLP; Q, V and W1 without a gate) and of the flash kernel
+      // (its O(s) statistics neglected), and under tensor parallelism the reduce-scatters' outputs
+      // (torch.ops._c10d_functional.reduce_scatter_tensor is on the save list). In 16-bit sbh units:
+      // input 2, Q 2, V 2·kv, attention output 2, W1 8·ratio, W2 2. The rest is recomputed: the working
+      // memory of the layer in backward is its full activations.
+      const bool gated = m.mlp != Mlp::gelu;
+      double split = 2.0 + 2.0 * kv + 2.0 + 8.0 * (static_cast<double>(m.ffn_hidden) / (4 * h));
+      double whole = gated ? 2.0 : 0.0;  // W2's output: a partial sum of every row under tensor parallelism
+      double in = 2.0;
+      if (t.mode == TensorMode::megatron && t.size > 1) {
+        const double tp = static_cast<double>(t.size);
+        split /= tp;
+        if (w.parallel.sequence_parallel) in = 6.0 / tp;  // the input and the two reduce-scatters' outputs
+      }
+      out.stash = (in + split + whole) * sbh;
+      out.working = full;
+      break;
+    }
     case Checkpointing::selective: {
       const double divisor = t.mode == TensorMode::megatron  ? static_cast<double>(t.size)
                              : t.mode == TensorMode::optimus ? static_cast<double>(t.rows * t.cols)

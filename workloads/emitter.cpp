@@ -182,8 +182,12 @@ void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, int
     }
     return true;
   };
+  const auto copy_out = [&] {
+    if (gather_host_.copy_out) e.elementwise("zero3.copy_out", 2 * gather_spec(layer, block).bytes, 0);
+  };
   if (ahead <= 0) {
     e.wait(issue(layer, block));
+    copy_out();
     return;
   }
   const uint32_t* mine = find(layer, block);
@@ -192,6 +196,7 @@ void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, int
   for (int k = 0; k < ahead && next(l, b); ++k)
     if (!find(l, b)) issue(l, b);
   e.wait(id);
+  copy_out();
 }
 
 }  // namespace paratwin::workloads::detail

@@ -108,7 +108,24 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15); });
       field(s, "synchronize_per_gather", "sharding.synchronize_per_gather",
             [&](JsonReader& v, const std::string& k) { m.synchronize_per_gather = v.boolean(k); });
+      field(s, "copy_in_out", "sharding.copy_in_out",
+            [&](JsonReader& v, const std::string& k) { m.copy_in_out = v.boolean(k); });
       s.finish();
+    }
+    if (r.has("elementwise_traffic")) {
+      JsonReader t = r.object("elementwise_traffic");
+      auto& x = f_.elementwise_traffic;
+      for (auto [key, out] : {std::pair<const char*, double*>{"rmsnorm", &x.rmsnorm},
+                              {"rmsnorm_backward", &x.rmsnorm_backward},
+                              {"rope", &x.rope},
+                              {"rope_backward", &x.rope_backward},
+                              {"gated_activation", &x.gated_activation},
+                              {"gated_activation_backward", &x.gated_activation_backward},
+                              {"loss", &x.loss},
+                              {"loss_backward", &x.loss_backward}})
+        field(t, key, std::string("elementwise_traffic.") + key,
+              [&, out = out](JsonReader& v, const std::string& k) { *out = v.number(k, std::nullopt, 1.0, 100.0); });
+      t.finish();
     }
     if (r.has("pipeline")) {
       JsonReader p = r.object("pipeline");
@@ -142,6 +159,7 @@ class MechanismReader {
     x.interleaved = r.boolean("interleaved", x.interleaved);
     x.sequence_parallel = r.boolean("sequence_parallel", x.sequence_parallel);
     x.selective_recompute = r.boolean("selective_recompute", x.selective_recompute);
+    x.op_selective_recompute = r.boolean("op_selective_recompute", x.op_selective_recompute);
     x.flash_attention = r.boolean("flash_attention", x.flash_attention);
     x.moe = r.boolean("moe", x.moe);
     x.param_gather_overlap = r.boolean("param_gather_overlap", x.param_gather_overlap);
@@ -233,6 +251,15 @@ nlohmann::json to_json(const Framework& f) {
           {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
           {"gradient_bucket_bytes", f.gradient_bucket_bytes},
           {"gradient_buckets_first_stage_only", f.gradient_buckets_first_stage_only},
+          {"elementwise_traffic",
+           {{"rmsnorm", f.elementwise_traffic.rmsnorm},
+            {"rmsnorm_backward", f.elementwise_traffic.rmsnorm_backward},
+            {"rope", f.elementwise_traffic.rope},
+            {"rope_backward", f.elementwise_traffic.rope_backward},
+            {"gated_activation", f.elementwise_traffic.gated_activation},
+            {"gated_activation_backward", f.elementwise_traffic.gated_activation_backward},
+            {"loss", f.elementwise_traffic.loss},
+            {"loss_backward", f.elementwise_traffic.loss_backward}}},
           {"sharding",
            {{"gather_unit", to_string(f.sharding.gather_unit)},
             {"prefetch", f.sharding.prefetch},
@@ -241,7 +268,8 @@ nlohmann::json to_json(const Framework& f) {
             {"call_overhead_s", f.sharding.call_overhead},
             {"shard_group", f.sharding.shard_group},
             {"persistence_threshold", f.sharding.persistence_threshold},
-            {"synchronize_per_gather", f.sharding.synchronize_per_gather}}},
+            {"synchronize_per_gather", f.sharding.synchronize_per_gather},
+            {"copy_in_out", f.sharding.copy_in_out}}},
           {"pipeline",
            {{"broadcast_p2p", f.broadcast_p2p},
             {"micro_batch_overhead_s", f.micro_batch_overhead},
@@ -254,6 +282,7 @@ nlohmann::json to_json(const Framework& f) {
             {"interleaved", x.interleaved},
             {"sequence_parallel", x.sequence_parallel},
             {"selective_recompute", x.selective_recompute},
+            {"op_selective_recompute", x.op_selective_recompute},
             {"flash_attention", x.flash_attention},
             {"moe", x.moe},
             {"param_gather_overlap", x.param_gather_overlap},

@@ -52,6 +52,24 @@ struct ShardingMechanism {
   // computation waits for the gather; reduce-scatters are one call per parameter too
   // (_reduce_scatter_gradients @ v0.3.16).
   bool synchronize_per_gather = false;
+  // FSDP2's copies around its collectives (torch/distributed/_composable/fsdp/_fsdp_collectives.py,
+  // v2.4-2.6): after each all-gather, split_with_sizes_copy copies the gathered unit out into its
+  // parameters on the compute stream; before each reduce-scatter, torch.cat copies the unit's
+  // gradients, cast to the reduction dtype, into the collective's input (on its reduce-scatter stream,
+  // sharing the device with the next unit's backward: counted on the compute stream here).
+  bool copy_in_out = false;
+};
+
+// Bytes a stack's element-wise ops move over those of the fused kernels the lowering counts (Megatron-
+// Core's and Transformer Engine's), forward and backward: 1 for a stack that runs such fused kernels,
+// more for one that runs the operation op by op (eager PyTorch: an RMSNorm of seven kernels in fp32).
+// RMSNorm only (a LayerNorm is one native kernel in eager PyTorch as well), a gated activation only (a
+// GeLU is one kernel either way).
+struct ElementwiseTraffic {
+  double rmsnorm = 1, rmsnorm_backward = 1;
+  double rope = 1, rope_backward = 1;
+  double gated_activation = 1, gated_activation_backward = 1;
+  double loss = 1, loss_backward = 1;
 };
 
 // Where each value of a profile came from: (key, source) pairs, for reports and `validate`.
@@ -70,6 +88,9 @@ struct StackFeatures {
   bool interleaved = true;
   bool sequence_parallel = true;
   bool selective_recompute = true;
+  // training.checkpointing "selective_op": per-op selective checkpointing through PyTorch's
+  // create_selective_checkpoint_contexts (torch 2.4+) with TorchTitan's policy.
+  bool op_selective_recompute = true;
   bool flash_attention = true;
   bool moe = true;
   bool param_gather_overlap = true;  // optimizations.overlap_param_gather (Megatron-Core --overlap-param-gather)
@@ -91,6 +112,7 @@ struct Framework {
   double attention_efficiency = 1.0;
   double elementwise_efficiency = 1.0;
   double optimizer_efficiency = 1.0;
+  ElementwiseTraffic elementwise_traffic;
   std::string source;  // where kernel_efficiency comes from (sourced, or the points it was fitted to)
   // Bytes the optimizer step moves per parameter it updates, when the stack's optimizer makes more
   // passes than one fused Adam (e.g. Megatron-LM's fp16 optimizer: grad copy, unscale, norm, Adam,

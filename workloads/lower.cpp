@@ -151,6 +151,7 @@ class StageLowering {
       engine_instruction("engine.forward");
       e_.layer = kLayerEmbedding;
       wait_for_params(s, kLayerEmbedding);
+      gather_embedding(kLayerEmbedding);
       layers_.embedding_forward(e_);
     } else {
       e_.layer = first_layer(s.chunk);
@@ -168,6 +169,7 @@ class StageLowering {
     if (last_virtual(s.chunk)) {
       e_.layer = kLayerLogits;
       wait_for_params(s, kLayerLogits);
+      gather_embedding(kLayerLogits);
       layers_.logits_forward(e_);
     } else {
       message(OpKind::send, false, vs + 1, vs + 1);
@@ -180,6 +182,7 @@ class StageLowering {
     if (last_virtual(s.chunk)) {
       e_.layer = kLayerLogits;
       engine_instruction("engine.backward");
+      gather_embedding(kLayerLogits);
       layers_.logits_backward(e_);
       grad_ready(kLayerLogits);
     } else {
@@ -200,6 +203,11 @@ class StageLowering {
       }
       e_.phase = Phase::backward;
       layers_.begin_pass(l, first);
+      if (c_.w.training.checkpointing == Checkpointing::selective_op) {
+        // The block's backward pass begins with its recomputation (inside the same backward pre-hook).
+        layers_.recompute_ops(e_, l);
+        e_.phase = Phase::backward;
+      }
       layers_.backward(e_, l);
       grad_ready(l);
     }
@@ -207,6 +215,7 @@ class StageLowering {
     memory_event(OpKind::free, s.chunk);
     if (first_virtual(s.chunk)) {
       e_.layer = kLayerEmbedding;
+      gather_embedding(kLayerEmbedding);
       layers_.embedding_backward(e_);
       grad_ready(kLayerEmbedding);
     } else {
@@ -226,13 +235,27 @@ class StageLowering {
     return out;
   }
 
+  // ZeRO-3 shards the embeddings as it shards the layers (FSDP's root unit: TorchTitan applies
+  // fully_shard(model) over tok_embeddings, norm and output, parallelize_llama.py apply_fsdp, commit
+  // 9dec370; DeepSpeed partitions every module's parameters): they are gathered before the forward and,
+  // where the stack reshards after forward, the backward that use them, and their gradients
+  // reduce-scattered (grad_ready) as the rest of the sharded optimizer state expects.
+  void gather_embedding(int32_t layer) {
+    if (c_.w.parallel.zero_stage != 3) return;
+    if (e_.phase == Phase::backward && !c_.w.framework.sharding.reshard_after_forward) return;
+    const bool output = layer == kLayerLogits;
+    const double params = output ? layers_.embedding_params() : layers_.embedding_params() + layers_.position_params();
+    e_.blocking(OpKind::all_gather, Stream::shard, c_.dp_dense, params * c_.e,
+                output ? "zero3.output.all_gather" : "zero3.embedding.all_gather");
+  }
+
   // The chunk's gradients in the order its backward produces them: the output embedding's (the loss's
   // backward), the layers' from last to first, the input embedding's.
   std::vector<detail::GradientBlock> gradient_blocks(int32_t chunk) const {
     const double bytes = bytes_of(c_.w.training.gradient_reduce());
     // ZeRO-3 reduce-scatters each layer's gradients in the backward pass (workloads/lower_megatron.cpp);
-    // the embeddings stay replicated and are reduced here. validate() allows ZeRO-3 only without axonn
-    // or optimus.
+    // the embeddings' are reduce-scattered here (gather_embedding). validate() allows ZeRO-3 only
+    // without axonn or optimus.
     const bool layers_done = c_.w.parallel.zero_stage == 3;
     std::vector<detail::GradientBlock> out;
     if (last_virtual(chunk))
@@ -248,6 +271,9 @@ class StageLowering {
 
   double bucket_cap(int32_t chunk) const {
     const auto& f = c_.w.framework;
+    // A stack that shards by unit reduce-scatters the embeddings' gradients with their unit, one call
+    // each (FSDP's root), not in the DDP buckets of unsharded training.
+    if (c_.w.parallel.zero_stage == 3 && f.sharding.gather_unit == GatherUnit::layer) return HUGE_VAL;
     if (f.gradient_buckets_first_stage_only && (role_.stage > 0 || chunk > 0)) return HUGE_VAL;
     return f.gradient_bucket_bytes;
   }
@@ -331,9 +357,9 @@ class StageLowering {
     const int32_t current = e_.layer;
     // ZeRO-2's per-micro-batch reductions are part of each backward pass (as ZeRO-3's reduce-scatters).
     e_.phase = zero == 2 ? Phase::backward : Phase::grad_sync;
-    // ZeRO-1/2 reduce-scatter (each rank keeps the shard it updates); ZeRO-0 and ZeRO-3's replicated
-    // embeddings all-reduce.
-    const OpKind kind = zero == 1 || zero == 2 ? OpKind::reduce_scatter : OpKind::all_reduce;
+    // ZeRO-1/2/3 reduce-scatter (each rank keeps the shard it updates; ZeRO-3 only the embeddings' here);
+    // ZeRO-0 all-reduces.
+    const OpKind kind = zero >= 1 ? OpKind::reduce_scatter : OpKind::all_reduce;
     for (; next_bucket_ < buckets_.size() && (layer == kLayerNone || buckets_[next_bucket_].ready_layer == layer);
          ++next_bucket_) {
       const auto& b = buckets_[next_bucket_];

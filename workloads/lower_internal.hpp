@@ -100,6 +100,14 @@ class LayerLowering {
   virtual void forward(Emitter& e, int32_t layer) = 0;  // e.phase: forward or recompute
   virtual void backward(Emitter& e, int32_t layer) = 0;
   virtual void recompute_attention(Emitter& e, int32_t layer) = 0;  // selective checkpointing
+  // selective_op checkpointing: called in the layer's backward pass (e.phase backward) before
+  // backward(); gathers what the recomputation needs and emits it. Only the Megatron lowering has it
+  // (validate refuses the mode elsewhere).
+  virtual void recompute_ops(Emitter& e, int32_t layer) {
+    (void)e;
+    (void)layer;
+    throw std::logic_error("per-op selective checkpointing is lowered for Megatron tensor parallelism only");
+  }
   virtual void embedding_forward(Emitter& e) = 0;
   virtual void embedding_backward(Emitter& e) = 0;
   virtual void logits_forward(Emitter& e) = 0;
@@ -141,6 +149,7 @@ class LayerLowering {
   struct GatherHost {
     double seconds = 0;
     bool synchronize = false;
+    bool copy_out = false;  // ShardingMechanism::copy_in_out: the gathered unit copied out after its gather
   };
   GatherHost gather_host_;
   // Makes the gathered weights of (layer, block) available to the next computation. The gathers of

@@ -46,7 +46,7 @@ class MegatronLowering final : public LayerLowering {
       per_expert_ = static_cast<int64_t>(std::ceil(computed_ / static_cast<double>(experts_local_)));
     }
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
-    gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather};
+    gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather, sharding_.copy_in_out};
     chunk_start_.assign(static_cast<size_t>(c.w.model.layers), false);
     for (const int64_t start : virtual_stage_starts(c.w))
       if (start < c.w.model.layers) chunk_start_[static_cast<size_t>(start)] = true;
@@ -77,8 +77,9 @@ class MegatronLowering final : public LayerLowering {
     // recompute pass just gathered, and the stack either keeps that copy for the backward (FSDP's unit
     // stays unsharded, DeepSpeed's reuse distance) or gathers once more (regather_after_recompute).
     const bool full = c_.w.training.checkpointing == Checkpointing::full;
-    gathering_ = zero3_ && sharding_.reshard_after_forward &&
+    gathering_ = zero3_ && sharding_.reshard_after_forward && !recomputed_gathers_ &&
                  (!full || (sharding_.regather_after_recompute && !c_.w.opt.cache_all_gather));
+    recomputed_gathers_ = false;
     // Under full checkpointing the next layer's recompute comes between two backward layers: no
     // backward gather is prefetched across it.
     if (full) begin_pass(layer, layer);
@@ -115,6 +116,45 @@ class MegatronLowering final : public LayerLowering {
     context_attention(e, true);
   }
 
+  // TorchTitan's per-op policy (workload.hpp Checkpointing::selective_op) on a dense block, in forward
+  // order: the norms, rotary embedding, residual adds and the activation, and the 2nd, 4th and 6th
+  // matmul (K; the output projection; W3 of a gated MLP, W2 of a GeLU one). The flash kernel's output
+  // and the reduce-scatters' are saved; sequence parallelism's all-gathers are not, so they run again.
+  // The block's weights are gathered first (FSDP's pre-backward hook unshards the unit before the
+  // checkpoint's recomputation), in the backward pass's order, where a resharding stack gathers.
+  void recompute_ops(Emitter& e, int32_t layer) override {
+    gathering_ = zero3_ && sharding_.reshard_after_forward;
+    const auto& calls = calls_of(layer);
+    if (gathering_)
+      for (int32_t b = static_cast<int32_t>(calls.size()) - 1; b >= 0; --b) gather_weights(e, layer, b, ahead_);
+    recomputed_gathers_ = gathering_;
+    e.phase = Phase::recompute;
+    const bool gated = c_.w.model.mlp != Mlp::gelu;
+    const int64_t kv = c_.w.model.kv_head_count() * (h_ / a_) / t_;
+    norm(e, "ln1");
+    sequence_gather(e, true, "ln1.all_gather", norm_output_bytes());
+    fp8_cast(e, "ln1.fp8_cast", rows());
+    lin(e, "k", T_, kv, h_);
+    rope(e, "rope");
+    fp8_cast(e, "proj.fp8_cast", static_cast<double>(T_ * (h_ / t_)));
+    lin(e, "proj", T_, h_, h_ / t_);
+    if (!sp_ && t_ > 1) output_reduce(e, true, "proj.all_reduce", "proj.reduce_scatter");
+    e.elementwise("dropout_residual1", 3 * rows() * c_.e, 2 * rows());
+    norm(e, "ln2");
+    sequence_gather(e, true, "ln2.all_gather", norm_output_bytes());
+    fp8_cast(e, "ln2.fp8_cast", rows());
+    if (gated) {
+      lin(e, "fc1.value", T_, f_ / t_, h_);
+      activation(e, static_cast<double>(T_ * (f_ / t_)), "gelu", "swiglu");
+    } else {
+      activation(e, static_cast<double>(T_ * (f_ / t_)), "gelu", "swiglu");
+      fp8_cast(e, "fc2.fp8_cast", static_cast<double>(T_ * (f_ / t_)));
+      lin(e, "fc2", T_, h_, f_ / t_);
+      if (!sp_ && t_ > 1) output_reduce(e, true, "fc2.all_reduce", "fc2.reduce_scatter");
+    }
+    e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
+  }
+
   void embedding_forward(Emitter& e) override {
     e.elementwise("embedding", 2 * T_ * h_ * c_.e, T_ * h_);
     // Vocabulary-parallel embedding: each rank looks up its slice, an all-reduce completes it.
@@ -132,11 +172,11 @@ class MegatronLowering final : public LayerLowering {
   void logits_forward(Emitter& e) override {
     if (sp_) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, activation_bytes(), "final_ln.all_gather");
     e.gemm("logits", T_, V_ / t_, h_);
-    e.elementwise("cross_entropy", 2 * T_ * (V_ / t_) * 4.0, 5.0 * T_ * (V_ / t_));
+    e.elementwise("cross_entropy", 2 * T_ * (V_ / t_) * 4.0 * traffic().loss, 5.0 * T_ * (V_ / t_));
   }
 
   void logits_backward(Emitter& e) override {
-    e.elementwise("cross_entropy.bwd", 2 * T_ * (V_ / t_) * c_.e, 2.0 * T_ * (V_ / t_));
+    e.elementwise("cross_entropy.bwd", 2 * T_ * (V_ / t_) * c_.e * traffic().loss_backward, 2.0 * T_ * (V_ / t_));
     e.gemm("logits.dgrad", T_, h_, V_ / t_);
     const uint32_t ar = input_grad_reduce(e, "logits.dgrad.all_reduce", "logits.dgrad.reduce_scatter");
     e.gemm("logits.wgrad", V_ / t_, h_, T_, 1, true, false);
@@ -392,10 +432,10 @@ class MegatronLowering final : public LayerLowering {
     const AxisMask group = expert ? c_.dp_expert : c_.dp_dense;
     const bool bucketed = c_.w.framework.gradient_bucket_bytes > 0;
     if (sharding_.synchronize_per_gather) {
-      for (const auto& p : b) reduce_scatter(e, group, p.elements * c_.e, scatter_name(p.sub));
+      for (const auto& p : b) reduce_scatter(e, group, p.elements * reduce_bytes(), scatter_name(p.sub));
     } else {
       const bool one_module = std::all_of(b.begin(), b.end(), [&](const Param& p) { return p.sub == b.front().sub; });
-      reduce_scatter(e, group, bucket_elements(b) * c_.e,
+      reduce_scatter(e, group, bucket_elements(b) * reduce_bytes(),
                      bucketed || !one_module ? "zero3.bucket.reduce_scatter" : scatter_name(b.front().sub));
     }
     b.clear();
@@ -520,21 +560,29 @@ class MegatronLowering final : public LayerLowering {
     if (c_.w.model.mlp == Mlp::gelu)
       e.elementwise(gelu, 2 * act * c_.e, 8 * act);
     else
-      e.elementwise(gated, 3 * act * c_.e, 10 * act);
+      e.elementwise(gated, 3 * act * c_.e * traffic().gated_activation, 10 * act);
   }
   void activation_backward(Emitter& e, double act, const char* gelu, const char* gated) {
     if (c_.w.model.mlp == Mlp::gelu)
       e.elementwise(gelu, 3 * act * c_.e, 10 * act);
     else
-      e.elementwise(gated, 5 * act * c_.e, 16 * act);
+      e.elementwise(gated, 5 * act * c_.e * traffic().gated_activation_backward, 16 * act);
+  }
+  const ElementwiseTraffic& traffic() const { return c_.w.framework.elementwise_traffic; }
+  // A block's norm: read and write each value (backward: read it and its gradient, write the gradient),
+  // times the stack's traffic for an RMSNorm.
+  void norm(Emitter& e, const char* name, bool backward = false) {
+    const bool rms = c_.w.model.norm == Norm::rmsnorm;
+    const double factor = !rms ? 1.0 : backward ? traffic().rmsnorm_backward : traffic().rmsnorm;
+    e.elementwise(name, (backward ? 3 : 2) * rows() * c_.e * factor, (backward ? 8 : 5) * rows());
   }
   // Rotary embeddings rotate each query and key (Megatron-Core's fused apply_rotary_pos_emb, one
   // kernel over Q and K, reading and writing them); ALiBi adds its biases inside the score kernel.
-  void rope(Emitter& e, const char* name) {
+  void rope(Emitter& e, const char* name, bool backward = false) {
     if (c_.w.model.position != Position::rope) return;
     const double qk = static_cast<double>(T_) * static_cast<double>(h_ + c_.w.model.kv_head_count() * (h_ / a_)) /
                       static_cast<double>(t_);
-    e.elementwise(name, 2 * qk * c_.e, 3 * qk);
+    e.elementwise(name, 2 * qk * c_.e * (backward ? traffic().rope_backward : traffic().rope), 3 * qk);
   }
 
   // Context parallelism (Megatron-Core --context-parallel-size through Transformer Engine's
@@ -626,7 +674,7 @@ class MegatronLowering final : public LayerLowering {
   void attention_forward(Emitter& e, int32_t layer, bool comm) {
     if (c_.w.model.mla.enabled()) return mla_forward(e, layer, comm);
     fetch(e, layer, Sub::ln1);
-    e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
+    norm(e, "ln1");
     fp8_cast(e, "ln1.fp8_cast", rows());
     fp8_weight_cast(e, "qkv.weight.fp8_cast", static_cast<double>(h_ * (q_ / t_)));
     gathered_gemm(e, comm, "ln1.all_gather", layer, Sub::qkv, "qkv", q_ / t_, h_, true);
@@ -647,7 +695,7 @@ class MegatronLowering final : public LayerLowering {
     lin(e, "proj.wgrad", h_ / t_, h_, T_, 1, true, false);
     gradients_ready(e, layer, Sub::proj);
     context_attention_backward(e);
-    rope(e, "rope.bwd");
+    rope(e, "rope.bwd", true);
     fp8_cast(e, "qkv.grad.fp8_cast", static_cast<double>(T_ * (q_ / t_)));
     const uint32_t ag = input_regather(e, "ln1.bwd.all_gather");
     fetch(e, layer, Sub::qkv);
@@ -658,7 +706,7 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::qkv);
     e.wait(ar);
     fetch(e, layer, Sub::ln1);
-    e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
+    norm(e, "ln1.bwd", true);
     gradients_ready(e, layer, Sub::ln1);
   }
 
@@ -680,7 +728,7 @@ class MegatronLowering final : public LayerLowering {
     const auto& a = c_.w.model.mla;
     const int64_t heads = mla_heads(), qk = a.qk_head_dim + a.rope_head_dim;
     fetch(e, layer, Sub::ln1);
-    e.elementwise("ln1", 2 * rows() * c_.e, 5 * rows());
+    norm(e, "ln1");
     sequence_gather(e, comm, "ln1.all_gather", norm_output_bytes());
     fetch(e, layer, Sub::qkv);
     if (a.q_lora_rank > 0) {
@@ -729,7 +777,7 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::qkv);
     e.wait(ar);
     fetch(e, layer, Sub::ln1);
-    e.elementwise("ln1.bwd", 3 * rows() * c_.e, 8 * rows());
+    norm(e, "ln1.bwd", true);
     gradients_ready(e, layer, Sub::ln1);
   }
   // An RMSNorm over a latent of `width` per token: read and write it (backward: read it and its
@@ -763,7 +811,7 @@ class MegatronLowering final : public LayerLowering {
 
   void mlp_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln2);
-    e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
+    norm(e, "ln2");
     fp8_cast(e, "ln2.fp8_cast", rows());
     fp8_weight_cast(e, "fc1.weight.fp8_cast", static_cast<double>(h_ * (f1_ / t_)));
     gathered_gemm(e, comm, "ln2.all_gather", layer, Sub::fc1, "fc1", f1_ / t_, h_, true);
@@ -792,7 +840,7 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::fc1);
     e.wait(ar);
     fetch(e, layer, Sub::ln2);
-    e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
+    norm(e, "ln2.bwd", true);
     gradients_ready(e, layer, Sub::ln2);
   }
 
@@ -808,7 +856,7 @@ class MegatronLowering final : public LayerLowering {
 
   void moe_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln2);
-    e.elementwise("ln2", 2 * rows() * c_.e, 5 * rows());
+    norm(e, "ln2");
     const int64_t E = c_.w.model.moe.experts;
     fetch(e, layer, Sub::router);
     e.gemm("router", T_, E, h_);
@@ -858,14 +906,18 @@ class MegatronLowering final : public LayerLowering {
     e.gemm("router.wgrad", h_, E, T_, 1, true, false);
     gradients_ready(e, layer, Sub::router);
     fetch(e, layer, Sub::ln2);
-    e.elementwise("ln2.bwd", 3 * rows() * c_.e, 8 * rows());
+    norm(e, "ln2.bwd", true);
     gradients_ready(e, layer, Sub::ln2);
   }
 
+  // Gradients are reduce-scattered in the workload's reduction dtype (FSDP's MixedPrecisionPolicy
+  // reduce_dtype; DeepSpeed's communication_data_type, the training dtype by default).
+  double reduce_bytes() const { return bytes_of(c_.w.training.gradient_reduce()); }
   void scatter_gradients(Emitter& e, int32_t layer) {
     for (const auto& block : layer_params(layer)) {
       const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
-      const double bytes = block.params * c_.e;
+      const double bytes = block.params * reduce_bytes();
+      if (sharding_.copy_in_out) e.elementwise("zero3.copy_in", block.params * (c_.e + reduce_bytes()), 0);
       if (sharding_.call_overhead > 0) {
         reduce_scatter(e, group, bytes, "zero3.reduce_scatter");
       } else if (c_.w.opt.overlap_reduce_scatter) {
@@ -886,6 +938,7 @@ class MegatronLowering final : public LayerLowering {
   int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for
   std::vector<bool> chunk_start_;                 // the first layer of a model chunk: where its backward pass ends
   bool gathering_ = false;                        // whether the pass being lowered gathers weights
+  bool recomputed_gathers_ = false;               // recompute_ops gathered the next backward's weights
   std::vector<Param> dense_params_, moe_params_;  // params(), made once
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;

@@ -71,7 +71,9 @@ ProgramSize estimate_program_size(const Workload& w) {
   // Gradient buckets: at most one per bucket of the whole model's gradients (in the wider of the training
   // and the reduction dtype) beyond the per-block collectives counted above, in every micro-batch under
   // ZeRO-2.
-  if (w.framework.gradient_bucket_bytes > 0) {
+  // (A stack sharding by unit under ZeRO-3 reduces its embeddings with their unit, unbucketed: lower.cpp.)
+  const bool unit_sharded = w.parallel.zero_stage == 3 && w.framework.sharding.gather_unit == GatherUnit::layer;
+  if (w.framework.gradient_bucket_bytes > 0 && !unit_sharded) {
     const double element = std::max(bytes_of(w.training.dtype), bytes_of(w.training.gradient_reduce()));
     const double buckets = element * count_parameters(w.model).total() / w.framework.gradient_bucket_bytes + 2 * chunks;
     // optimizations.overlap_param_gather all-gathers the parameters in the same buckets.

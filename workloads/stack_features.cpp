@@ -44,6 +44,9 @@ std::vector<MissingFeature> missing_stack_features(const Workload& w) {
     out.push_back({"parallelism.sequence_parallel", "= true: " + stack + " has no sequence parallelism"});
   if (w.training.checkpointing == Checkpointing::selective && !x.selective_recompute)
     out.push_back({"training.checkpointing", "= \"selective\": " + stack + " has no selective recomputation"});
+  if (w.training.checkpointing == Checkpointing::selective_op && !x.op_selective_recompute)
+    out.push_back({"training.checkpointing",
+                   "= \"selective_op\": " + stack + " has no per-op selective checkpointing (TorchTitan's policy)"});
   if (w.model.attention == Attention::flash && !x.flash_attention)
     out.push_back({"model.attention", "= \"flash\": " + stack + " has no flash attention"});
   if (w.model.moe.enabled() && !x.moe)

@@ -224,6 +224,27 @@ void validate_moe(const Workload& w) {
           "every expert computes its padded capacity");
 }
 
+// TorchTitan's per-op policy is defined on its Llama block (workload.hpp Checkpointing::selective_op).
+void validate_op_checkpointing(const Workload& w) {
+  if (w.training.checkpointing != Checkpointing::selective_op) return;
+  const std::string why =
+      "= \"selective_op\" (TorchTitan's per-op policy) is modelled on a dense block with flash attention ";
+  require(!w.model.moe.enabled(), "training.checkpointing",
+          why + "and Megatron-style tensor parallelism: not with model.moe");
+  require(!w.model.mla.enabled(), "training.checkpointing",
+          why + "and Megatron-style tensor parallelism: not with model.mla");
+  require(
+      w.model.attention == Attention::flash, "training.checkpointing",
+      why + "(the policy saves the flash kernel's output): model.attention = \"" + to_string(w.model.attention) + "\"");
+  require(w.parallel.tensor.mode == TensorMode::none || w.parallel.tensor.mode == TensorMode::megatron,
+          "training.checkpointing",
+          why + "and Megatron-style tensor parallelism: parallelism.tensor.mode = \"" +
+              to_string(w.parallel.tensor.mode) + "\"");
+  require(
+      !w.opt.cache_all_gather, "optimizations.cache_all_gather",
+      "applies to full or selective checkpointing, not \"selective_op\" (its recomputation is in the backward pass)");
+}
+
 void validate_optimizations(const Workload& w) {
   const auto& o = w.opt;
   const auto& t = w.parallel.tensor;
@@ -342,6 +363,7 @@ void validate(const Workload& w) {
   validate_moe(w);
   validate_pipeline(w);
   validate_optimizations(w);
+  validate_op_checkpointing(w);
   require_stack_features(w);
   validate_program_size(w);
   const Grid grid = make_grid(w);

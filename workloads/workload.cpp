@@ -29,6 +29,8 @@ const char* to_string(Checkpointing c) {
       return "full";
     case Checkpointing::selective:
       return "selective";
+    case Checkpointing::selective_op:
+      return "selective_op";
   }
   return "?";
 }

@@ -16,7 +16,13 @@ namespace paratwin::workloads {
 // bf16 output, and so far only the GPU backend and its calibration run it (no workload precision yet).
 enum class Dtype { bf16, fp16, fp32, fp8 };
 constexpr size_t kDtypes = 4;
-enum class Checkpointing { none, full, selective };
+// selective: Megatron-LM's (Korthikanti et al. 2022), the attention core recomputed. selective_op:
+// TorchTitan's per-op policy (torchtitan/parallelisms/parallelize_llama.py _apply_ac_to_transformer_block,
+// commit 9dec370, 2024-12): inside each block the outputs of the flash kernel and of every other matmul
+// (the 1st, 3rd, ... in forward order) are saved, everything else is recomputed: the 2nd, 4th and 6th
+// matmul (K, the output projection, and the MLP's value projection W3, or W2 without a gate) and every
+// element-wise op.
+enum class Checkpointing { none, full, selective, selective_op };
 enum class TensorMode { none, megatron, optimus, axonn };
 enum class Schedule { gpipe, one_f_one_b, interleaved, axonn };
 // How a framework computes attention: unfused (score GEMM, softmax kernel, context GEMM: Megatron-LM's

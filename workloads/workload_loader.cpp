@@ -35,7 +35,10 @@ E enum_of(const std::string& s, const std::vector<std::pair<std::string, E>>& ta
 const std::vector<std::pair<std::string, Dtype>> kDtypes = {
     {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}};
 const std::vector<std::pair<std::string, Checkpointing>> kCheckpointing = {
-    {"full", Checkpointing::full}, {"none", Checkpointing::none}, {"selective", Checkpointing::selective}};
+    {"full", Checkpointing::full},
+    {"none", Checkpointing::none},
+    {"selective", Checkpointing::selective},
+    {"selective_op", Checkpointing::selective_op}};
 const std::vector<std::pair<std::string, Attention>> kAttention = {
     {"unfused", Attention::unfused}, {"math", Attention::math}, {"flash", Attention::flash}};
 const std::vector<std::pair<std::string, Mlp>> kMlp = {

@@ -43,6 +43,24 @@ TEST_F(Reference, ReadsASuiteAndResolvesPathsAgainstItsFolder) {
   EXPECT_DOUBLE_EQ(pc::relative_error(s.points[0], 30), -0.25);
 }
 
+// A machine the source leaves open (a clock range): the point names the other machines to predict it on;
+// their files resolve against the suite's folder and must exist.
+TEST_F(Reference, MachineSensitivityResolvesItsFiles) {
+  write("m.json", "{}");
+  const auto s = pc::load_reference_suite(
+      write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier", "published": 40,
+          "where": "row 1", "sensitivity": [{"machines": ["m.json"]}]})",
+                            "tokens_per_s_per_gpu")));
+  EXPECT_EQ(s.metric, pc::Metric::tokens_per_s_per_gpu);
+  ASSERT_EQ(s.points[0].sensitivity.size(), 1u);
+  EXPECT_EQ(s.points[0].sensitivity[0].machines, std::vector<std::string>{(dir_ / "m.json").string()});
+  EXPECT_TRUE(s.points[0].sensitivity[0].key.empty());
+  const auto missing = write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier",
+      "published": 40, "where": "row 1", "sensitivity": [{"machines": ["nope.json"]}]})"));
+  EXPECT_NE(error_of([&] { pc::load_reference_suite(missing); }).find("points[0].sensitivity[0].machines"),
+            std::string::npos);
+}
+
 TEST_F(Reference, ErrorsNameTheFileAndPath) {
   const auto unknown = write("s.json", suite(R"({"label": "a", "workload": "w.json", "machine": "frontier",
       "published": 40, "where": "row 1", "colour": 1})"));

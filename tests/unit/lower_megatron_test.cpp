@@ -124,11 +124,13 @@ TEST(LowerMegatron, ZeroStagesChangeGradientSynchronisation) {
   EXPECT_EQ(grad_ops(0), (std::map<pw::OpKind, int>{{pw::OpKind::all_reduce, 6}}));
   EXPECT_EQ(grad_ops(1), (std::map<pw::OpKind, int>{{pw::OpKind::reduce_scatter, 6}, {pw::OpKind::all_gather, 6}}));
   // ZeRO-3: every micro-batch gathers each layer in forward and again in the recompute pass (the
-  // backward uses the recompute's copy); gradients are reduce-scattered per layer per micro-batch.
+  // backward uses the recompute's copy); gradients are reduce-scattered per layer per micro-batch. The
+  // embeddings are sharded too: gathered before the embedding and the logits, forward and backward, in
+  // every micro-batch, and their (tied) gradient reduce-scattered once, with the unit's reduction.
   const auto z3 = grad_ops(3);
-  EXPECT_EQ(z3.at(pw::OpKind::reduce_scatter), 4 * 8);  // 4 layers × 8 micro-batches
-  EXPECT_EQ(z3.at(pw::OpKind::all_gather), 4 * 8 * 2);
-  EXPECT_EQ(z3.at(pw::OpKind::all_reduce), 2);  // embeddings stay replicated
+  EXPECT_EQ(z3.at(pw::OpKind::reduce_scatter), 4 * 8 + 1);  // 4 layers × 8 micro-batches, the embeddings
+  EXPECT_EQ(z3.at(pw::OpKind::all_gather), 4 * 8 * 2 + 4 * 8);
+  EXPECT_EQ(z3.count(pw::OpKind::all_reduce), 0u);
 }
 
 TEST(LowerMegatron, ZeroShardsMemory) {

@@ -212,10 +212,12 @@ TEST(LowerZero3, DefaultsFollowOverlapAllGather) {
 TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   const auto p = lower(zero3("full", {{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}}));
   const auto rows = pw::list_collectives(p, p.roles[0], false);
-  int64_t gathers = 0;
+  int64_t gathers = 0, embedding_gathers = 0;
   bool qkv = false;
   for (const auto& c : rows) {
-    if (c.kind == pw::OpKind::all_gather && c.layers != "-") gathers += c.count;
+    const bool embedding = c.name == "zero3.embedding.all_gather" || c.name == "zero3.output.all_gather";
+    if (c.kind == pw::OpKind::all_gather && embedding) embedding_gathers += c.count;
+    if (c.kind == pw::OpKind::all_gather && c.layers != "-" && !embedding) gathers += c.count;
     if (c.name == "zero3.qkv.all_gather" && c.phase == pw::Phase::forward) {
       qkv = true;
       EXPECT_EQ(c.layers, "0-3");
@@ -226,6 +228,8 @@ TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   }
   EXPECT_TRUE(qkv);
   EXPECT_EQ(gathers, kLayers * kMicroBatches * 2 * 4);
+  // The input and the output embedding, each before its forward and its backward, per micro-batch.
+  EXPECT_EQ(embedding_gathers, 2 * 2 * kMicroBatches);
   const auto text = pw::format_collective_listing(p, -1, false);
   EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"),
             std::string::npos);
