@@ -108,8 +108,12 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15); });
       field(s, "synchronize_per_gather", "sharding.synchronize_per_gather",
             [&](JsonReader& v, const std::string& k) { m.synchronize_per_gather = v.boolean(k); });
-      field(s, "copy_in_out", "sharding.copy_in_out",
-            [&](JsonReader& v, const std::string& k) { m.copy_in_out = v.boolean(k); });
+      field(s, "copy_out", "sharding.copy_out",
+            [&](JsonReader& v, const std::string& k) { m.copy_out = v.boolean(k); });
+      field(s, "copy_in", "sharding.copy_in", [&](JsonReader& v, const std::string& k) { m.copy_in = v.boolean(k); });
+      field(s, "reduce_in_flight", "sharding.reduce_in_flight", [&](JsonReader& v, const std::string& k) {
+        m.reduce_in_flight = static_cast<int>(v.integer(k, std::nullopt, 0, 1024));
+      });
       s.finish();
     }
     if (r.has("elementwise_traffic")) {
@@ -269,7 +273,9 @@ nlohmann::json to_json(const Framework& f) {
             {"shard_group", f.sharding.shard_group},
             {"persistence_threshold", f.sharding.persistence_threshold},
             {"synchronize_per_gather", f.sharding.synchronize_per_gather},
-            {"copy_in_out", f.sharding.copy_in_out}}},
+            {"copy_out", f.sharding.copy_out},
+            {"copy_in", f.sharding.copy_in},
+            {"reduce_in_flight", f.sharding.reduce_in_flight}}},
           {"pipeline",
            {{"broadcast_p2p", f.broadcast_p2p},
             {"micro_batch_overhead_s", f.micro_batch_overhead},

@@ -52,12 +52,21 @@ struct ShardingMechanism {
   // computation waits for the gather; reduce-scatters are one call per parameter too
   // (_reduce_scatter_gradients @ v0.3.16).
   bool synchronize_per_gather = false;
-  // FSDP2's copies around its collectives (torch/distributed/_composable/fsdp/_fsdp_collectives.py,
-  // v2.4-2.6): after each all-gather, split_with_sizes_copy copies the gathered unit out into its
-  // parameters on the compute stream; before each reduce-scatter, torch.cat copies the unit's
-  // gradients, cast to the reduction dtype, into the collective's input (on its reduce-scatter stream,
-  // sharing the device with the next unit's backward: counted on the compute stream here).
-  bool copy_in_out = false;
+  // Copies around the collectives. copy_out: each gathered unit is copied out into its parameters on
+  // the compute stream after its gather (FSDP2's foreach_all_gather_copy_out, split_with_sizes_copy,
+  // torch/distributed/_composable/fsdp/_fsdp_collectives.py v2.4-2.6; DeepSpeed's
+  // AllGatherCoalescedHandle.wait, a torch.cat of the ranks' partitions per parameter,
+  // deepspeed/runtime/zero/partition_parameters.py v0.9.2 l.567-584, v0.16.3 l.701-707). copy_in: each
+  // unit's gradients are cast-copied into the reduce-scatter's input (FSDP2's foreach_reduce_scatter,
+  // torch.cat into a reduce_dtype buffer; on its reduce-scatter stream, sharing the device with the next
+  // unit's backward: counted on the compute stream here).
+  bool copy_out = false;
+  bool copy_in = false;
+  // Reduce-scatters in flight before the host waits for the oldest to finish, holding back the work it
+  // has not launched yet (DeepSpeed stage3.py __reduce_and_partition_ipg_grads: more than
+  // max_param_reduce_events = 2 recorded events and it synchronizes on the oldest, v0.9.2 l.1096-1097,
+  // v0.16.3 l.1302-1303: at most 3 in flight). 0: no limit.
+  int reduce_in_flight = 0;
 };
 
 // Bytes a stack's element-wise ops move over those of the fused kernels the lowering counts (Megatron-

@@ -501,6 +501,16 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     }
   m.gathered_weights =
       layers.keeps_gathered_weights() ? all : layers.live_gathered_weight_bytes(largest, c.w.opt.overlap_all_gather);
+  if (zero >= 3) {
+    // ZeRO-3's gathered embeddings (gather_embedding): live beside the layers' when the stack keeps its
+    // gathers, else on their own while the embedding or the logits compute.
+    double embedding = 0;
+    if (role.stage == 0) embedding = layers.embedding_params() + layers.position_params();
+    if (role.stage == stages - 1) embedding = std::max(embedding, layers.embedding_params());
+    embedding *= half;
+    m.gathered_weights =
+        layers.keeps_gathered_weights() ? m.gathered_weights + embedding : std::max(m.gathered_weights, embedding);
+  }
   // Activations: the peak of the stash over the op list, plus one layer's working set.
   double live = 0, peak = 0, working = 0, comm = 0;
   for (const auto& op : role.ops) {

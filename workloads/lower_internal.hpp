@@ -149,7 +149,7 @@ class LayerLowering {
   struct GatherHost {
     double seconds = 0;
     bool synchronize = false;
-    bool copy_out = false;  // ShardingMechanism::copy_in_out: the gathered unit copied out after its gather
+    bool copy_out = false;  // ShardingMechanism::copy_out: the gathered unit copied out after its gather
   };
   GatherHost gather_host_;
   // Makes the gathered weights of (layer, block) available to the next computation. The gathers of

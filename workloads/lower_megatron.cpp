@@ -6,6 +6,7 @@
 // persistent small parameters and gradient buckets.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "workloads/lower_internal.hpp"
 #include "workloads/pipeline_layers.hpp"
@@ -46,7 +47,7 @@ class MegatronLowering final : public LayerLowering {
       per_expert_ = static_cast<int64_t>(std::ceil(computed_ / static_cast<double>(experts_local_)));
     }
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
-    gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather, sharding_.copy_in_out};
+    gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather, sharding_.copy_out};
     chunk_start_.assign(static_cast<size_t>(c.w.model.layers), false);
     for (const int64_t start : virtual_stage_starts(c.w))
       if (start < c.w.model.layers) chunk_start_[static_cast<size_t>(start)] = true;
@@ -390,11 +391,16 @@ class MegatronLowering final : public LayerLowering {
 
   // A reduce-scatter of `bytes` of gradients after the stack's host work for the call.
   void reduce_scatter(Emitter& e, AxisMask group, double bytes, const char* name) {
+    // A stack that bounds the reduce-scatters in flight waits for the oldest before it issues another.
+    if (sharding_.reduce_in_flight > 0)
+      for (; static_cast<int>(in_flight_.size()) >= sharding_.reduce_in_flight; in_flight_.pop_front())
+        e.wait(in_flight_.front());
     std::vector<uint32_t> deps{e.last_compute()};
     const uint32_t host = e.host_work("zero3.scatter.host", sharding_.call_overhead, Stream::shard, deps);
     if (host != kNoOp) deps = {host};
     const uint32_t id = e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps);
     if (id == kNoOp) return;
+    if (sharding_.reduce_in_flight > 0) in_flight_.push_back(id);
     if (c_.w.opt.overlap_reduce_scatter)
       e.deferred.push_back(id);
     else
@@ -917,7 +923,7 @@ class MegatronLowering final : public LayerLowering {
     for (const auto& block : layer_params(layer)) {
       const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
       const double bytes = block.params * reduce_bytes();
-      if (sharding_.copy_in_out) e.elementwise("zero3.copy_in", block.params * (c_.e + reduce_bytes()), 0);
+      if (sharding_.copy_in) e.elementwise("zero3.copy_in", block.params * (c_.e + reduce_bytes()), 0);
       if (sharding_.call_overhead > 0) {
         reduce_scatter(e, group, bytes, "zero3.reduce_scatter");
       } else if (c_.w.opt.overlap_reduce_scatter) {
@@ -939,6 +945,7 @@ class MegatronLowering final : public LayerLowering {
   std::vector<bool> chunk_start_;                 // the first layer of a model chunk: where its backward pass ends
   bool gathering_ = false;                        // whether the pass being lowered gathers weights
   bool recomputed_gathers_ = false;               // recompute_ops gathered the next backward's weights
+  std::deque<uint32_t> in_flight_;                // reduce-scatters issued and not yet waited for
   std::vector<Param> dense_params_, moe_params_;  // params(), made once
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;

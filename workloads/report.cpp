@@ -1,5 +1,6 @@
 #include "workloads/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,7 +13,8 @@ namespace {
 std::string human(double v, const char* unit, double base = 1000.0) {
   const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
   int i = 0;
-  while (v >= base && i < 6) {
+  // At 1000 or more the next prefix (0.979 GiB, not a three-digit "1e+03 MiB").
+  while (v >= std::min(base, 1000.0) && i < 6) {
     v /= base;
     ++i;
   }

@@ -78,10 +78,11 @@ TEST(LowerZero3, FsdpLayerUnitGathersTwicePerLayerPerMicroBatch) {
   const auto phases = gathers_of(p.roles[0], 2, 3);
   EXPECT_EQ(phases.at(pw::Phase::backward), 1);
   // SHARD_GRAD_OP-like: no reshard after forward, so only the forward gathers; every layer's
-  // gathered weights stay allocated until its backward.
+  // gathered weights stay allocated until its backward, and the embeddings' (word and position).
   const auto keep = lower(zero3("full", {{"gather_unit", "layer"}, {"reshard_after_forward", false}}));
   EXPECT_EQ(count_where(keep.roles[0], layer_gather), kLayers * kMicroBatches);
-  EXPECT_DOUBLE_EQ(keep.roles[0].memory.gathered_weights, kLayers * 2 * (12 * 512.0 * 512 + 13 * 512));
+  EXPECT_DOUBLE_EQ(keep.roles[0].memory.gathered_weights,
+                   kLayers * 2 * (12 * 512.0 * 512 + 13 * 512) + 2 * (512.0 + 64) * 512);
 }
 
 // DeepSpeed ZeRO-3 (stage3.py pre-forward/pre-backward hooks on every module, fetching the module's
@@ -137,6 +138,50 @@ TEST(LowerZero3, DeepSpeedReduceScattersPerBucket) {
   const auto uneven = ops_where(lower(j).roles[0], layer_scatter);
   EXPECT_EQ(uneven.size(), 3u * kMicroBatches);
   for (const auto& op : uneven) EXPECT_LE(op.bytes, 1.5 * 2 * layer);
+}
+
+// The embeddings are sharded as the layers are: gathered before the embedding and the logits in forward
+// and backward, in every micro-batch, their gradients reduce-scattered; while gathered they are the
+// largest weights a rank holds when the vocabulary is large.
+TEST(LowerZero3, EmbeddingsAreGatheredAndReduceScattered) {
+  auto j = zero3("full", {{"gather_unit", "layer"}, {"prefetch", 1}});
+  j["model"]["vocab"] = 32768;
+  const auto p = lower(j);
+  const auto& r = p.roles[0];
+  const auto named = [](const char* n) { return [n](const pw::Op& op) { return std::string(op.name) == n; }; };
+  EXPECT_EQ(count_where(r, named("zero3.embedding.all_gather")), 2 * kMicroBatches);
+  EXPECT_EQ(count_where(r, named("zero3.output.all_gather")), 2 * kMicroBatches);
+  EXPECT_EQ(count_where(r, [](const pw::Op& op) { return op.kind == pw::OpKind::all_reduce; }), 0);
+  EXPECT_GE(count_where(r, [](const pw::Op& op) { return op.kind == pw::OpKind::reduce_scatter && op.layer < 0; }), 1);
+  EXPECT_DOUBLE_EQ(r.memory.gathered_weights, 2.0 * (32768 + 64) * 512);  // word and position embeddings
+}
+
+// DeepSpeed's host synchronizes on the oldest reduction when more than max_param_reduce_events = 2 are
+// recorded (stage3.py __reduce_and_partition_ipg_grads): with at most N in flight, the computation
+// after the (N+1)-th reduce-scatter waits for the first; without a limit nothing waits for it before
+// the optimizer step.
+TEST(LowerZero3, BoundedReductionsInFlightHoldTheComputationBack) {
+  auto waits_for_first = [](int limit) {
+    auto j = zero3("full", {{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}, {"reduce_in_flight", limit}});
+    j["optimizations"] = {{"overlap_reduce_scatter", true}};
+    const auto p = lower(j);
+    const auto& r = p.roles[0];
+    std::vector<size_t> scatters;
+    for (size_t i = 0; i < r.ops.size(); ++i)
+      if (layer_scatter(r.ops[i])) scatters.push_back(i);
+    EXPECT_GT(scatters.size(), static_cast<size_t>(limit + 1));
+    // Does any computation before the next-but-`limit` reduce-scatter wait for the first one?
+    for (size_t i = scatters[0] + 1; i < scatters[static_cast<size_t>(limit) + 1]; ++i) {
+      const auto& op = r.ops[i];
+      if (op.stream != pw::Stream::compute) continue;
+      for (uint32_t d = 0; d < op.dep_count; ++d)
+        if (r.deps_of(op)[d] == scatters[0]) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(waits_for_first(3));
+  EXPECT_TRUE(waits_for_first(1));
+  EXPECT_FALSE(waits_for_first(0));
 }
 
 // DeepSpeed <= v0.5: one all-gather per parameter after a torch.cuda.synchronize(); modelled as the

@@ -1,6 +1,6 @@
 // TorchTitan's per-op selective checkpointing (training.checkpointing "selective_op"), the stack's
 // element-wise traffic (framework.elementwise_traffic) and FSDP2's copies around its collectives
-// (sharding.copy_in_out), each against the code they are read from: torchtitan/parallelisms/
+// (sharding.copy_out, sharding.copy_in), each against the code they are read from: torchtitan/parallelisms/
 // parallelize_llama.py _apply_ac_to_transformer_block and torchtitan/models/ at commit 9dec370,
 // torch/distributed/_composable/fsdp/_fsdp_collectives.py of PyTorch 2.4-2.6.
 #include <gtest/gtest.h>
@@ -197,4 +197,14 @@ TEST(CopyInOut, OneCopyPerGatherAndPerReduceScatter) {
   auto generic = j;
   generic["framework"] = {{"profile", "generic"}};
   EXPECT_EQ(count_where(pw::lower(paratwin::test::workload(generic)).roles[0], named("zero3.copy_out")), 0);
+  // DeepSpeed copies each gathered parameter out of the flat buffer (torch.cat), and reduces its
+  // gradients in place.
+  auto deepspeed = j;
+  deepspeed["training"]["checkpointing"] = "full";
+  deepspeed["framework"] = {{"profile", "deepspeed"}};
+  const auto d = pw::lower(paratwin::test::workload(deepspeed));
+  EXPECT_EQ(count_where(d.roles[0], named("zero3.copy_out")), count_where(d.roles[0], [](const pw::Op& op) {
+              return op.kind == pw::OpKind::all_gather && op.layer >= 0;
+            }));
+  EXPECT_EQ(count_where(d.roles[0], named("zero3.copy_in")), 0);
 }
