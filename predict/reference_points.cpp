@@ -161,6 +161,16 @@ nlohmann::json with_value(nlohmann::json doc, const std::string& key, double val
   return doc;
 }
 
+// The workload as a point predicts it: the kernel efficiency a fit is trying for its stack, and the
+// configuration the analytical model ranks first where the point asks for it.
+workloads::Workload prepared(workloads::Workload w, const ReferencePoint& point, const topology::Machine& machine,
+                             const ReferenceOptions& options) {
+  if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
+    w.framework.set_kernel_efficiency(it->second);
+  if (point.best_configuration) w = best_configuration(w, machine);
+  return w;
+}
+
 // The point predicted with each value its source does not publish (ReferencePoint::sensitivity).
 std::vector<double> sensitivity_values(const ReferenceSuite& suite, const ReferencePoint& point,
                                        const topology::Machine& machine, const std::string& model,
@@ -181,10 +191,7 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
   for (const auto& s : point.sensitivity)
     for (const auto& file : s.machines) {
       const auto other = topology::resolve_machine(file);
-      auto w = workloads::load_workload_file(point.workload);
-      if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
-        w.framework.set_kernel_efficiency(it->second);
-      if (point.best_configuration) w = best_configuration(w, other);
+      const auto w = prepared(workloads::load_workload_file(point.workload), point, other, options);
       in_child("machine " + file, [&] { return predict_workload(suite.metric, w, other, model).value; });
     }
   for (const auto& s : point.sensitivity)
@@ -197,10 +204,9 @@ std::vector<double> sensitivity_values(const ReferenceSuite& suite, const Refere
         const auto batch = static_cast<int64_t>(v);
         if (batch >= data && batch % data == 0) alt_doc["training"]["micro_batch"] = batch / data;
       }
-      auto alt = workloads::parse_workload(alt_doc, point.workload + " with " + s.key + " = " + formatted(v, "%.6g"));
-      if (const auto it = options.kernel_efficiency.find(alt.framework.profile); it != options.kernel_efficiency.end())
-        alt.framework.set_kernel_efficiency(it->second);
-      if (point.best_configuration) alt = best_configuration(alt, machine);
+      const auto alt =
+          prepared(workloads::parse_workload(alt_doc, point.workload + " with " + s.key + " = " + formatted(v, "%.6g")),
+                   point, machine, options);
       in_child(s.key + " = " + formatted(v, "%.6g"),
                [&] { return predict_workload(suite.metric, alt, machine, model).value; });
     }
@@ -222,11 +228,8 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
       row["configuration"] = c.kind + " " + c.library + " vs " + c.versus;
       predict_with = [&](const std::string& m) { return predict_collective(c, machine, m); };
     } else {
-      w = workloads::load_workload_file(point.workload);
+      w = prepared(workloads::load_workload_file(point.workload), point, machine, options);
       row["stack"] = w.framework.profile;
-      if (const auto it = options.kernel_efficiency.find(w.framework.profile); it != options.kernel_efficiency.end())
-        w.framework.set_kernel_efficiency(it->second);
-      if (point.best_configuration) w = best_configuration(w, machine);
       row["configuration"] = workloads::configuration_label(w);
       predict_with = [&](const std::string& m) { return predict_workload(suite.metric, w, machine, m); };
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "workloads/op_checkpointing.hpp"
+
 namespace paratwin::sim {
 
 using workloads::Checkpointing;
@@ -71,10 +73,9 @@ void add_variants(Configuration& c, const Workload& base, const std::vector<int6
   const int64_t max_zero = t.mode == TensorMode::axonn || t.mode == TensorMode::optimus ? 2 : 3;
   std::vector<Checkpointing> ckpt{base.training.checkpointing};
   if (vary.checkpointing) ckpt = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
-  // TorchTitan's per-op policy where the stack has it and the block is one it is defined on.
+  // TorchTitan's per-op policy where the stack has it and it is modelled for this configuration.
   if (vary.checkpointing && base.framework.features.op_selective_recompute && base.framework.profile != "generic" &&
-      !base.model.moe.enabled() && !base.model.mla.enabled() && base.model.attention == workloads::Attention::flash &&
-      (t.mode == TensorMode::none || t.mode == TensorMode::megatron))
+      workloads::op_checkpointing_unmodelled(c.workload).empty())
     ckpt.insert(ckpt.begin() + 2, Checkpointing::selective_op);
   std::vector<int64_t> zero{std::min(base.parallel.zero_stage, max_zero)};
   // Expected fastest first: ZeRO-1 and 2 run the same steps, which usually take no longer than

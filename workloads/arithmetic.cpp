@@ -128,9 +128,8 @@ IterationFlops iteration_flops(const Workload& w) {
     case Checkpointing::selective_op:
       // Every other matmul of a block: K, the output projection and W3 (gated) or W2 (GeLU), each
       // h by its width (dense layers only: validated).
-      recomputed =
-          layers * 2.0 * tokens * h *
-          (static_cast<double>(m.kv_head_count() * (m.hidden / m.heads)) + h + static_cast<double>(m.ffn_hidden));
+      recomputed = layers * 2.0 * tokens * h *
+                   (static_cast<double>(m.kv_head_count() * m.head_dim()) + h + static_cast<double>(m.ffn_hidden));
       break;
   }
   out.hardware = out.model + recomputed;

@@ -1,6 +1,7 @@
 #include "workloads/framework.hpp"
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "common/json_file.hpp"
@@ -21,6 +22,26 @@ const Builtin kBuiltins[] = {
 };
 
 const char* const kFormatDoc = "workloads/README.md";
+
+// ElementwiseTraffic's keys and members, for the reader and to_json alike.
+template <class Traffic>  // ElementwiseTraffic, const or not
+auto traffic_fields(Traffic& x) {
+  using Field = std::pair<const char*, decltype(&x.rmsnorm)>;
+  return std::array<Field, 8>{Field{"rmsnorm", &x.rmsnorm},
+                              {"rmsnorm_backward", &x.rmsnorm_backward},
+                              {"rope", &x.rope},
+                              {"rope_backward", &x.rope_backward},
+                              {"gated_activation", &x.gated_activation},
+                              {"gated_activation_backward", &x.gated_activation_backward},
+                              {"loss", &x.loss},
+                              {"loss_backward", &x.loss_backward}};
+}
+
+nlohmann::json traffic_json(const ElementwiseTraffic& x) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : traffic_fields(x)) out[key] = *value;
+  return out;
+}
 
 // Reads the mechanism values of a profile file (each {"value": V, "source": "..."}) or of a
 // workload's overrides (plain values, sourced "set in the workload") into `f`.
@@ -119,14 +140,7 @@ class MechanismReader {
     if (r.has("elementwise_traffic")) {
       JsonReader t = r.object("elementwise_traffic");
       auto& x = f_.elementwise_traffic;
-      for (auto [key, out] : {std::pair<const char*, double*>{"rmsnorm", &x.rmsnorm},
-                              {"rmsnorm_backward", &x.rmsnorm_backward},
-                              {"rope", &x.rope},
-                              {"rope_backward", &x.rope_backward},
-                              {"gated_activation", &x.gated_activation},
-                              {"gated_activation_backward", &x.gated_activation_backward},
-                              {"loss", &x.loss},
-                              {"loss_backward", &x.loss_backward}})
+      for (auto [key, out] : traffic_fields(x))
         field(t, key, std::string("elementwise_traffic.") + key,
               [&, out = out](JsonReader& v, const std::string& k) { *out = v.number(k, std::nullopt, 1.0, 100.0); });
       t.finish();
@@ -255,15 +269,7 @@ nlohmann::json to_json(const Framework& f) {
           {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
           {"gradient_bucket_bytes", f.gradient_bucket_bytes},
           {"gradient_buckets_first_stage_only", f.gradient_buckets_first_stage_only},
-          {"elementwise_traffic",
-           {{"rmsnorm", f.elementwise_traffic.rmsnorm},
-            {"rmsnorm_backward", f.elementwise_traffic.rmsnorm_backward},
-            {"rope", f.elementwise_traffic.rope},
-            {"rope_backward", f.elementwise_traffic.rope_backward},
-            {"gated_activation", f.elementwise_traffic.gated_activation},
-            {"gated_activation_backward", f.elementwise_traffic.gated_activation_backward},
-            {"loss", f.elementwise_traffic.loss},
-            {"loss_backward", f.elementwise_traffic.loss_backward}}},
+          {"elementwise_traffic", traffic_json(f.elementwise_traffic)},
           {"sharding",
            {{"gather_unit", to_string(f.sharding.gather_unit)},
             {"prefetch", f.sharding.prefetch},

@@ -33,6 +33,11 @@ std::unique_ptr<LayerLowering> make_lowering(const Ctx& c) {
   }
 }
 
+// The input embedding's parameters on the first stage: the word embedding and learned positions.
+double input_embedding_params(const LayerLowering& l) {
+  return l.embedding_params() + l.position_params();
+}
+
 class StageLowering {
  public:
   StageLowering(const Ctx& c, LayerLowering& layers, Role& role, const std::vector<Slot>& slots,
@@ -230,8 +235,7 @@ class StageLowering {
     for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
       for (const auto& b : layers_.layer_params(l)) out.push_back({l, b});
     if (last_virtual(chunk)) out.push_back({kLayerLogits, {"output_embedding", layers_.embedding_params(), false}});
-    if (first_virtual(chunk))
-      out.push_back({kLayerEmbedding, {"embedding", layers_.embedding_params() + layers_.position_params(), false}});
+    if (first_virtual(chunk)) out.push_back({kLayerEmbedding, {"embedding", input_embedding_params(layers_), false}});
     return out;
   }
 
@@ -244,7 +248,7 @@ class StageLowering {
     if (c_.w.parallel.zero_stage != 3) return;
     if (e_.phase == Phase::backward && !c_.w.framework.sharding.reshard_after_forward) return;
     const bool output = layer == kLayerLogits;
-    const double params = output ? layers_.embedding_params() : layers_.embedding_params() + layers_.position_params();
+    const double params = output ? layers_.embedding_params() : input_embedding_params(layers_);
     e_.blocking(OpKind::all_gather, Stream::shard, c_.dp_dense, params * c_.e,
                 output ? "zero3.output.all_gather" : "zero3.embedding.all_gather");
   }
@@ -264,8 +268,7 @@ class StageLowering {
       for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
         for (const auto& b : layers_.layer_params(l)) out.push_back({l, b.name, b.params * bytes, b.expert});
     if (first_virtual(chunk))
-      out.push_back(
-          {kLayerEmbedding, "embedding", (layers_.embedding_params() + layers_.position_params()) * bytes, false});
+      out.push_back({kLayerEmbedding, "embedding", input_embedding_params(layers_) * bytes, false});
     return out;
   }
 
@@ -464,7 +467,7 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     // parameter of the layers, the embeddings not); with fp8_param_gather the weight itself is the
     // fp8 copy, which the transpose doubles: as many bytes as the 16-bit weight, nothing more.
     double embeddings = 0;
-    if (role.stage == 0) embeddings += layers.embedding_params() + layers.position_params();
+    if (role.stage == 0) embeddings += input_embedding_params(layers);
     if (role.stage == stages - 1) embeddings += layers.embedding_params();
     const double linear = shard(dense - embeddings, gd, zero >= 3) + shard(expert, ge, zero >= 3);
     m.weights += t.fp8_param_gather ? 0.0 : 2.0 * linear;
@@ -505,7 +508,7 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     // ZeRO-3's gathered embeddings (gather_embedding): live beside the layers' when the stack keeps its
     // gathers, else on their own while the embedding or the logits compute.
     double embedding = 0;
-    if (role.stage == 0) embedding = layers.embedding_params() + layers.position_params();
+    if (role.stage == 0) embedding = input_embedding_params(layers);
     if (role.stage == stages - 1) embedding = std::max(embedding, layers.embedding_params());
     embedding *= half;
     m.gathered_weights =

@@ -131,7 +131,7 @@ class MegatronLowering final : public LayerLowering {
     recomputed_gathers_ = gathering_;
     e.phase = Phase::recompute;
     const bool gated = c_.w.model.mlp != Mlp::gelu;
-    const int64_t kv = c_.w.model.kv_head_count() * (h_ / a_) / t_;
+    const int64_t kv = c_.w.model.kv_head_count() * c_.w.model.head_dim() / t_;
     norm(e, "ln1");
     sequence_gather(e, true, "ln1.all_gather", norm_output_bytes());
     fp8_cast(e, "ln1.fp8_cast", rows());

@@ -6,6 +6,7 @@
 
 #include "workloads/error.hpp"
 #include "workloads/grid.hpp"
+#include "workloads/op_checkpointing.hpp"
 #include "workloads/pipeline_layers.hpp"
 #include "workloads/program_size.hpp"
 #include "workloads/stack_features.hpp"
@@ -224,22 +225,11 @@ void validate_moe(const Workload& w) {
           "every expert computes its padded capacity");
 }
 
-// TorchTitan's per-op policy is defined on its Llama block (workload.hpp Checkpointing::selective_op).
 void validate_op_checkpointing(const Workload& w) {
   if (w.training.checkpointing != Checkpointing::selective_op) return;
-  const std::string why =
-      "= \"selective_op\" (TorchTitan's per-op policy) is modelled on a dense block with flash attention ";
-  require(!w.model.moe.enabled(), "training.checkpointing",
-          why + "and Megatron-style tensor parallelism: not with model.moe");
-  require(!w.model.mla.enabled(), "training.checkpointing",
-          why + "and Megatron-style tensor parallelism: not with model.mla");
-  require(
-      w.model.attention == Attention::flash, "training.checkpointing",
-      why + "(the policy saves the flash kernel's output): model.attention = \"" + to_string(w.model.attention) + "\"");
-  require(w.parallel.tensor.mode == TensorMode::none || w.parallel.tensor.mode == TensorMode::megatron,
-          "training.checkpointing",
-          why + "and Megatron-style tensor parallelism: parallelism.tensor.mode = \"" +
-              to_string(w.parallel.tensor.mode) + "\"");
+  const std::string why = op_checkpointing_unmodelled(w);
+  require(why.empty(), "training.checkpointing",
+          "= \"selective_op\" (TorchTitan's per-op policy) is modelled on a dense block with flash attention " + why);
   require(
       !w.opt.cache_all_gather, "optimizations.cache_all_gather",
       "applies to full or selective checkpointing, not \"selective_op\" (its recomputation is in the backward pass)");
@@ -319,6 +309,18 @@ void validate_program_size(const Workload& w) {
 }
 
 }  // namespace
+
+std::string op_checkpointing_unmodelled(const Workload& w) {
+  const std::string tp = "and Megatron-style tensor parallelism: ";
+  if (w.model.moe.enabled()) return tp + "not with model.moe";
+  if (w.model.mla.enabled()) return tp + "not with model.mla";
+  if (w.model.attention != Attention::flash)
+    return "(the policy saves the flash kernel's output): model.attention = \"" +
+           std::string(to_string(w.model.attention)) + "\"";
+  if (w.parallel.tensor.mode != TensorMode::none && w.parallel.tensor.mode != TensorMode::megatron)
+    return tp + "parallelism.tensor.mode = \"" + to_string(w.parallel.tensor.mode) + "\"";
+  return "";
+}
 
 void validate(const Workload& w) {
   validate_model(w.model);

@@ -101,30 +101,7 @@ TEST(DeepSeekModel, ModelFlopsFollowMegatronsFormula) {
 // outside the attention kernel are the iteration's FLOPs outside the attention core.
 TEST(DeepSeekModel, LoweredGemmsCarryTheModelsFlops) {
   auto j = paratwin::test::base_gpt();
-  j["model"] = {
-      {"layers", 4},
-      {"hidden", 256},
-      {"heads", 8},
-      {"ffn_hidden", 512},
-      {"seq_len", 64},
-      {"vocab", 512},
-      {"attention", "flash"},
-      {"mlp", "swiglu"},
-      {"norm", "rmsnorm"},
-      {"position", "rope"},
-      {"bias", false},
-      {"tied_embeddings", false},
-      {"final_norm", true},
-      {"moe",
-       {{"experts", 4},
-        {"top_k", 2},
-        {"capacity_factor", 0},
-        {"every", 1},
-        {"ffn_hidden", 128},
-        {"shared_ffn", 128},
-        {"first_dense", 1}}},
-      {"mla",
-       {{"q_lora_rank", 96}, {"kv_lora_rank", 64}, {"qk_head_dim", 32}, {"rope_head_dim", 16}, {"v_head_dim", 32}}}};
+  j["model"] = paratwin::test::small_deepseek_model();
   j["training"]["global_batch"] = 8;
   j["training"]["checkpointing"] = "none";
   j["parallelism"] = {{"data", {{"size", 1}}},

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/input_rejects.hpp"
+#include "tests/unit/test_util.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
@@ -143,32 +144,7 @@ TEST(ProgramSize, EstimateBoundsLatentAttentionAndSharedExperts) {
     for (const char* checkpointing : {"none", "selective", "full"})
       for (int zero : {0, 1, 3}) {
         json j = {{"name", "deepseek-like"},
-                  {"model",
-                   {{"layers", 4},
-                    {"hidden", 256},
-                    {"heads", 8},
-                    {"ffn_hidden", 512},
-                    {"seq_len", 64},
-                    {"vocab", 512},
-                    {"attention", "flash"},
-                    {"mlp", "swiglu"},
-                    {"norm", "rmsnorm"},
-                    {"position", "rope"},
-                    {"bias", false},
-                    {"moe",
-                     {{"experts", 4},
-                      {"top_k", 2},
-                      {"capacity_factor", 0},
-                      {"every", 1},
-                      {"ffn_hidden", 128},
-                      {"shared_ffn", 128},
-                      {"first_dense", 1}}},
-                    {"mla",
-                     {{"q_lora_rank", 96},
-                      {"kv_lora_rank", 64},
-                      {"qk_head_dim", 32},
-                      {"rope_head_dim", 16},
-                      {"v_head_dim", 32}}}}},
+                  {"model", paratwin::test::small_deepseek_model()},
                   {"training", {{"global_batch", 16}, {"micro_batch", 1}, {"checkpointing", checkpointing}}},
                   {"parallelism", {{"data", {{"size", 2}, {"zero", zero}}}, {"expert", {{"size", 2}}}}}};
         if (tp > 1) {

@@ -28,6 +28,36 @@ inline nlohmann::json base_gpt() {
           {"training", {{"global_batch", 8}, {"micro_batch", 1}, {"dtype", "bf16"}, {"checkpointing", "full"}}}};
 }
 
+// A small DeepSeek-shaped model: 4 layers of multi-latent attention, 4 fine-grained routed experts (top 2,
+// dropless) and a shared one, the first layer dense; SwiGLU, RMSNorm, rotary positions, no biases, an
+// untied output layer.
+inline nlohmann::json small_deepseek_model() {
+  return {
+      {"layers", 4},
+      {"hidden", 256},
+      {"heads", 8},
+      {"ffn_hidden", 512},
+      {"seq_len", 64},
+      {"vocab", 512},
+      {"attention", "flash"},
+      {"mlp", "swiglu"},
+      {"norm", "rmsnorm"},
+      {"position", "rope"},
+      {"bias", false},
+      {"tied_embeddings", false},
+      {"final_norm", true},
+      {"moe",
+       {{"experts", 4},
+        {"top_k", 2},
+        {"capacity_factor", 0},
+        {"every", 1},
+        {"ffn_hidden", 128},
+        {"shared_ffn", 128},
+        {"first_dense", 1}}},
+      {"mla",
+       {{"q_lora_rank", 96}, {"kv_lora_rank", 64}, {"qk_head_dim", 32}, {"rope_head_dim", 16}, {"v_head_dim", 32}}}};
+}
+
 using OpPred = std::function<bool(const workloads::Op&)>;
 
 inline std::vector<workloads::Op> ops_where(const workloads::Role& r, const OpPred& pred) {
