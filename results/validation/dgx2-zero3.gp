@@ -4,15 +4,15 @@ set title 'dgx2-zero3: DeepSpeed ZeRO-3 (the baseline of ZeRO++) on 384 V100 GPU
 set key top left
 set grid
 $data << EOD
-14 14 14 14 14.0614
-26 26 26 26 25.8666
-37 37 37 37 41.5877
-25 25 25 25 38.0971
-40 40 40 40 52.4859
-47 47 47 47 55.972
+14 14 14 14 13.6893
+26 26 26 26 24.7039
+37 37 37 37 37.8212
+25 25 25 25 34.7368
+40 40 40 40 42.7678
+47 47 47 47 44.6884
 EOD
-set xrange [0:64.3678]
-set yrange [0:64.3678]
+set xrange [0:54.05]
+set yrange [0:54.05]
 set size square
 set xlabel 'published tflops_per_gpu' noenhanced
 set ylabel 'predicted tflops_per_gpu' noenhanced
