@@ -200,7 +200,7 @@ class StageLowering {
       e_.layer = l;
       if (c_.w.training.checkpointing == Checkpointing::full) {
         e_.phase = Phase::recompute;
-        layers_.begin_pass(l, l);
+        layers_.begin_recompute(l, first);
         layers_.forward(e_, l);
       } else if (c_.w.training.checkpointing == Checkpointing::selective) {
         e_.phase = Phase::recompute;

@@ -97,6 +97,13 @@ class LayerLowering {
       prefetched_.clear();
     }
   }
+  // Called before the recomputed forward of `layer` under full checkpointing, in a backward pass that
+  // goes down to layer `first`. By default that recompute is a pass of its own: no gather is
+  // prefetched into it or out of it.
+  virtual void begin_recompute(int32_t layer, int32_t first) {
+    (void)first;
+    begin_pass(layer, layer);
+  }
   virtual void forward(Emitter& e, int32_t layer) = 0;  // e.phase: forward or recompute
   virtual void backward(Emitter& e, int32_t layer) = 0;
   virtual void recompute_attention(Emitter& e, int32_t layer) = 0;  // selective checkpointing

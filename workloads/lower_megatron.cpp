@@ -59,6 +59,23 @@ class MegatronLowering final : public LayerLowering {
     }
   }
 
+  // Under full checkpointing a sharding stack's backward prefetch reaches across the recomputation:
+  // FSDP's pre-backward hook on a unit, which runs before the checkpointed block inside it is
+  // recomputed, issues the next unit's gather (FSDP1 BackwardPrefetch.BACKWARD_PRE, torch/distributed/
+  // fsdp/_runtime_utils.py _pre_backward_hook and _prefetch_handle, v2.1; FSDP2 FSDPParamGroup.
+  // pre_backward and _backward_prefetch, torch/distributed/_composable/fsdp/_fsdp_param_group.py,
+  // v2.4-2.6), and DeepSpeed's trace-driven prefetch walks the recomputed modules of the next layer
+  // (partitioned_param_coordinator.py fetch_sub_module, v0.9.2-v0.16.3). So the recompute of `layer`
+  // is a pass down to `first` whose gathers were issued ahead during the previous layer's recompute.
+  void begin_recompute(int32_t layer, int32_t first) override {
+    std::vector<std::pair<std::pair<int32_t, int32_t>, uint32_t>> kept;
+    for (const auto& p : carried_)
+      if (p.first.first == layer) kept.push_back(p);
+    carried_.clear();
+    begin_pass(layer, first);
+    prefetched_ = std::move(kept);  // not the forward pass's gathers: those weights were resharded
+  }
+
   void forward(Emitter& e, int32_t layer) override {
     const bool comm = !(e.phase == Phase::recompute && c_.w.opt.comm_aware_checkpointing);
     // The recompute pass re-runs the forward hooks, which gather again unless the forward's gathered
@@ -71,6 +88,11 @@ class MegatronLowering final : public LayerLowering {
       moe_forward(e, layer, comm);
     else
       mlp_forward(e, layer, comm);
+    if (e.phase == Phase::recompute) {
+      // The gathers issued ahead into the layers below wait there for their recomputes.
+      for (const auto& p : prefetched_)
+        if (p.first.first != layer) carried_.push_back(p);
+    }
   }
 
   void backward(Emitter& e, int32_t layer) override {
@@ -81,8 +103,8 @@ class MegatronLowering final : public LayerLowering {
     gathering_ = zero3_ && sharding_.reshard_after_forward && !recomputed_gathers_ &&
                  (!full || (sharding_.regather_after_recompute && !c_.w.opt.cache_all_gather));
     recomputed_gathers_ = false;
-    // Under full checkpointing the next layer's recompute comes between two backward layers: no
-    // backward gather is prefetched across it.
+    // Under full checkpointing a re-gather for backward (regather_after_recompute) is the layer's
+    // alone; the gathers for the layers below were issued ahead during the recompute (begin_recompute).
     if (full) begin_pass(layer, layer);
     fetch(e, layer, Sub::layer);
     if (c_.w.model.is_moe_layer(layer))
@@ -941,10 +963,12 @@ class MegatronLowering final : public LayerLowering {
   int64_t fe_, fe1_, fs_, fs1_;                 // an expert's FFN and fc1 outputs; the shared experts
   bool sp_, zero3_;
   ShardingMechanism sharding_;
-  int ahead_ = 0;                                 // gather calls issued ahead of the one a computation waits for
-  std::vector<bool> chunk_start_;                 // the first layer of a model chunk: where its backward pass ends
-  bool gathering_ = false;                        // whether the pass being lowered gathers weights
-  bool recomputed_gathers_ = false;               // recompute_ops gathered the next backward's weights
+  int ahead_ = 0;                    // gather calls issued ahead of the one a computation waits for
+  std::vector<bool> chunk_start_;    // the first layer of a model chunk: where its backward pass ends
+  bool gathering_ = false;           // whether the pass being lowered gathers weights
+  bool recomputed_gathers_ = false;  // recompute_ops gathered the next backward's weights
+  // Gathers a full-checkpointing recompute issued ahead for the layers below (begin_recompute).
+  std::vector<std::pair<std::pair<int32_t, int32_t>, uint32_t>> carried_;
   std::deque<uint32_t> in_flight_;                // reduce-scatters issued and not yet waited for
   std::vector<Param> dense_params_, moe_params_;  // params(), made once
   std::vector<Call> dense_calls_, moe_calls_;

@@ -279,3 +279,45 @@ TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"),
             std::string::npos);
 }
+
+// Under full recomputation the backward prefetch reaches across the recomputation (FSDP's pre-backward
+// hook on a unit runs before the checkpointed block inside it is recomputed, and issues the next unit's
+// gather; DeepSpeed's trace walks into the next layer's recomputed modules): the gather for layer 1's
+// recompute is issued during layer 2's recompute, before layer 2's backward, and without prefetch only
+// when layer 1's recompute needs it. The number of gathers does not change.
+TEST(LowerZero3, FullRecomputeGathersArePrefetchedAcrossLayers) {
+  const auto index = [](const pw::Role& r, auto&& pred) {
+    for (size_t i = 0; i < r.ops.size(); ++i)
+      if (pred(r.ops[i])) return static_cast<long>(i);
+    return -1L;
+  };
+  for (const nlohmann::json& unit : {nlohmann::json{{"gather_unit", "layer"}},
+                                     nlohmann::json{{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}}}) {
+    for (const int ahead : {0, 1}) {
+      auto sharding = unit;
+      sharding["prefetch"] = ahead;
+      const auto p = lower(zero3("full", sharding));
+      const auto& r = p.roles[0];
+      const long gather = index(r, [](const pw::Op& op) {
+        return layer_gather(op) && op.layer == 1 && op.micro_batch == 3 && op.phase == pw::Phase::recompute;
+      });
+      const long backward2 = index(r, [](const pw::Op& op) {
+        return op.stream == pw::Stream::compute && op.layer == 2 && op.micro_batch == 3 &&
+               op.phase == pw::Phase::backward;
+      });
+      const long recompute1 = index(r, [](const pw::Op& op) {
+        return op.stream == pw::Stream::compute && op.layer == 1 && op.micro_batch == 3 &&
+               op.phase == pw::Phase::recompute && op.kind == pw::OpKind::gemm;
+      });
+      ASSERT_GE(gather, 0);
+      ASSERT_GE(backward2, 0);
+      if (ahead > 0)
+        EXPECT_LT(gather, backward2) << unit.dump();
+      else
+        EXPECT_GT(gather, backward2) << unit.dump();
+      EXPECT_LT(gather, recompute1) << unit.dump();
+      const int per_layer = unit["gather_unit"] == "layer" ? 1 : 4;
+      EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2 * per_layer) << unit.dump();
+    }
+  }
+}

@@ -1,0 +1,16 @@
+set terminal svg size 760,460 dynamic font 'sans,11'
+set output 'a100-fms-fsdp.svg'
+set title 'a100-fms-fsdp: Llama 2 34B and 70B pre-training with PyTorch FSDP1 (IBM''s fms-fsdp) on 128 A100 80 GB GPUs, tokens/s per GPU' noenhanced
+set key top left
+set grid
+$data << EOD
+772 772 772 772 721.853
+380 380 380 380 359.376
+EOD
+set xrange [0:887.8]
+set yrange [0:887.8]
+set size square
+set xlabel 'published tokens_per_s_per_gpu' noenhanced
+set ylabel 'predicted tokens_per_s_per_gpu' noenhanced
+set key bottom right
+plot x with lines lc 'gray' title 'predicted = published', 1.15*x with lines dt 2 lc 'gray' title '±15 %', 0.85*x with lines dt 2 lc 'gray' notitle, $data using 2:5:3:4 with xerrorbars pt 7 lw 2 title 'points (bars: published range)'
