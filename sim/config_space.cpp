@@ -171,6 +171,12 @@ void ptdp(const Workload& base, int64_t n, const Vary& vary, std::vector<Configu
           w.parallel.data = d;
           w.placement.order = {"tensor", "expert", "data", "pipe"};
           if (!w.model.moe.enabled()) w.placement.order = {"tensor", "data", "pipe"};
+          if (t == 1) {
+            // No tensor parallelism: the same program as Megatron's with one tensor rank, which a stack
+            // without Megatron's tensor parallelism (FSDP, DeepSpeed ZeRO) can run.
+            w.parallel.tensor.mode = TensorMode::none;
+            std::erase(w.placement.order, std::string("tensor"));
+          }
           c.micro_batch_is_knob = p == 1;
           add_variants(c, base, mbs, vary);
           out.push_back(std::move(c));
@@ -246,6 +252,15 @@ std::vector<Configuration> configurations(const Workload& base, Family family, i
       ted(base, gpus, vary, out);
       break;
   }
+  // Hybrid sharding's replicas are an axis of their own (workloads/grid.cpp make_grid), placed right
+  // outside the shard groups, as the base workload must list it.
+  if (base.framework.sharding.shard_group > 0)
+    for (auto& c : out) {
+      auto& order = c.workload.placement.order;
+      const auto data = std::find(order.begin(), order.end(), "data");
+      if (data != order.end() && std::find(order.begin(), order.end(), "replica") == order.end())
+        order.insert(data + 1, "replica");
+    }
   return out;
 }
 

@@ -14,11 +14,14 @@ Ctx::Ctx(const Workload& wl, const Grid& g) : w(wl), grid(g) {
   expert = g.mask("expert");
   context = g.mask("context");
   pipe = g.mask("pipe");
-  data = g.mask("data");
+  replica = g.mask("replica");
+  data = g.mask("data") | replica;
   // Context ranks hold the same weights: their gradients are reduced with the data-parallel group's
   // (Megatron-Core's data-parallel group with context parallelism).
   dp_dense = data | expert | context;
   dp_expert = data | context;
+  shard_dense = dp_dense & ~replica;
+  shard_expert = dp_expert & ~replica;
 }
 
 Op Emitter::labelled(OpKind kind, Stream s, const char* name) const {

@@ -118,13 +118,8 @@ class MechanismReader {
             [&](JsonReader& v, const std::string& k) { m.regather_after_recompute = v.boolean(k); });
       field(s, "call_overhead_s", "sharding.call_overhead_s",
             [&](JsonReader& v, const std::string& k) { m.call_overhead = v.number(k, std::nullopt, 0, 1); });
-      field(s, "shard_group", "sharding.shard_group", [&](JsonReader& v, const std::string& k) {
-        m.shard_group = v.integer(k, std::nullopt, 0, 1 << 22);
-        if (m.shard_group > 0)
-          v.fail(k, "= " + std::to_string(m.shard_group) +
-                        ": hybrid sharding (HSDP, ZeRO++ hpZ) is not modelled yet; 0 shards over the whole "
-                        "data-parallel group");
-      });
+      field(s, "shard_group", "sharding.shard_group",
+            [&](JsonReader& v, const std::string& k) { m.shard_group = v.integer(k, std::nullopt, 0, 1 << 22); });
       field(s, "persistence_threshold", "sharding.persistence_threshold",
             [&](JsonReader& v, const std::string& k) { m.persistence_threshold = v.number(k, std::nullopt, 0, 1e15); });
       field(s, "synchronize_per_gather", "sharding.synchronize_per_gather",

@@ -123,7 +123,17 @@ Grid make_grid(const Workload& w) {
   if (w.parallel.context > 1) axes.push_back({"context", w.parallel.context});
   if (w.model.moe.enabled()) axes.push_back({"expert", w.parallel.expert});
   axes.push_back({"pipe", w.parallel.pipeline.stages});
-  axes.push_back({"data", w.parallel.data});
+  // Hybrid sharding (FSDP HYBRID_SHARD): the data-parallel ranks form shard groups of
+  // framework.sharding.shard_group ("data", inner) replicated across "replica" (outer), as FSDP's
+  // device mesh (replicate, shard) numbers them: torch/distributed/fsdp/_init_utils.py
+  // _init_intra_and_inter_node_groups, v2.1, shard groups of consecutive ranks.
+  const int64_t g = w.framework.sharding.shard_group;
+  if (w.parallel.zero_stage == 3 && g > 0 && g < w.parallel.data) {
+    axes.push_back({"data", g});
+    axes.push_back({"replica", w.parallel.data / g});
+  } else {
+    axes.push_back({"data", w.parallel.data});
+  }
   return Grid(std::move(axes));
 }
 

@@ -249,7 +249,7 @@ class StageLowering {
     if (e_.phase == Phase::backward && !c_.w.framework.sharding.reshard_after_forward) return;
     const bool output = layer == kLayerLogits;
     const double params = output ? layers_.embedding_params() : input_embedding_params(layers_);
-    e_.blocking(OpKind::all_gather, Stream::shard, c_.dp_dense, params * c_.e,
+    e_.blocking(OpKind::all_gather, Stream::shard, c_.shard_dense, params * c_.e,
                 output ? "zero3.output.all_gather" : "zero3.embedding.all_gather");
   }
 
@@ -369,9 +369,18 @@ class StageLowering {
       e_.layer = b.ready_layer;
       std::vector<uint32_t> deps{e_.last_compute()};
       if (!e_.deferred.empty()) deps.push_back(e_.deferred.back());
-      const uint32_t id = e_.async(kind, Stream::data, b.expert ? c_.dp_expert : c_.dp_dense, b.bytes, b.name, deps);
+      // ZeRO-3's shards are those of its shard group (the whole data-parallel group but with hybrid
+      // sharding, whose replicas then all-reduce the reduced shard).
+      const AxisMask group =
+          zero == 3 ? (b.expert ? c_.shard_expert : c_.shard_dense) : (b.expert ? c_.dp_expert : c_.dp_dense);
+      uint32_t id = e_.async(kind, Stream::data, group, b.bytes, b.name, deps);
       if (id == kNoOp) continue;
       role_.ops[id].expert_params = b.expert;
+      if (zero == 3 && c_.replica) {
+        id = e_.async(OpKind::all_reduce, Stream::data, c_.replica, b.bytes / static_cast<double>(c_.size(group)),
+                      "zero3.replica.all_reduce", {id});
+        role_.ops[id].expert_params = b.expert;
+      }
       synced_.push_back(id);
       // DeepSpeed without overlap_comm reduces on the current (compute) stream (stage_1_and_2.py
       // reduce_ipg_grads: reduction_stream only if overlap_comm), so the backward waits for it.
@@ -394,7 +403,8 @@ class StageLowering {
     const auto zero = c_.w.parallel.zero_stage;
     for (int32_t chunk = 0; chunk < v_; ++chunk)
       for (const auto& [layer, block] : chunk_params(chunk)) {
-        const double g = static_cast<double>(c_.size(block.expert ? c_.dp_expert : c_.dp_dense));
+        // (ZeRO-3 with hybrid sharding updates its shard group's share.)
+        const double g = static_cast<double>(c_.size(block.expert ? c_.shard_expert : c_.shard_dense));
         shard += zero >= 1 ? block.params / g : block.params;
         (block.expert ? role_.expert_params : role_.params) += block.params;
       }
@@ -459,7 +469,8 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
   const double half = t.dtype == Dtype::fp32 ? 4.0 : 2.0;
   const double rest = model_state_bytes_per_param(t) - 2.0 * half;  // master, moments, fp32 grads
   const double dense = role.params - role.expert_params, expert = role.expert_params;
-  const double gd = static_cast<double>(c.size(c.dp_dense)), ge = static_cast<double>(c.size(c.dp_expert));
+  // Sharded over the ZeRO group: the data-parallel group, or a hybrid sharding's shard group.
+  const double gd = static_cast<double>(c.size(c.shard_dense)), ge = static_cast<double>(c.size(c.shard_expert));
   auto shard = [&](double p, double g, bool sharded) { return sharded ? p / g : p; };
   m.weights = half * (shard(dense, gd, zero >= 3) + shard(expert, ge, zero >= 3));
   if (t.fp8 != Fp8::none) {

@@ -265,7 +265,7 @@ class MegatronLowering final : public LayerLowering {
  protected:
   GatherSpec gather_spec(int32_t layer, int32_t block) const override {
     const Call& call = calls_of(layer)[static_cast<size_t>(block)];
-    return {call.expert ? c_.dp_expert : c_.dp_dense, call.bytes, call.gather_name};
+    return {call.expert ? c_.shard_expert : c_.shard_dense, call.bytes, call.gather_name};
   }
   int32_t gather_blocks(int32_t layer) const override { return static_cast<int32_t>(calls_of(layer).size()); }
 
@@ -420,7 +420,8 @@ class MegatronLowering final : public LayerLowering {
     std::vector<uint32_t> deps{e.last_compute()};
     const uint32_t host = e.host_work("zero3.scatter.host", sharding_.call_overhead, Stream::shard, deps);
     if (host != kNoOp) deps = {host};
-    const uint32_t id = e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps);
+    const uint32_t id =
+        replicate(e, group, bytes, e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps));
     if (id == kNoOp) return;
     if (sharding_.reduce_in_flight > 0) in_flight_.push_back(id);
     if (c_.w.opt.overlap_reduce_scatter)
@@ -457,7 +458,7 @@ class MegatronLowering final : public LayerLowering {
   void flush_bucket(Emitter& e, bool expert) {
     auto& b = expert ? expert_bucket_ : dense_bucket_;
     if (b.empty()) return;
-    const AxisMask group = expert ? c_.dp_expert : c_.dp_dense;
+    const AxisMask group = expert ? c_.shard_expert : c_.shard_dense;
     const bool bucketed = c_.w.framework.gradient_bucket_bytes > 0;
     if (sharding_.synchronize_per_gather) {
       for (const auto& p : b) reduce_scatter(e, group, p.elements * reduce_bytes(), scatter_name(p.sub));
@@ -938,22 +939,36 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::ln2);
   }
 
+  // Hybrid sharding (FSDP HYBRID_SHARD): the shard a reduce-scatter over the shard group leaves is
+  // all-reduced across the replicas once the reduce-scatter is done, on a stream and a communicator of
+  // its own, so the next gathers do not queue behind it (torch/distributed/fsdp/_runtime_utils.py
+  // _reduce_grad: reduce_scatter on the shard process group, then all_reduce on _inter_node_pg in
+  // _all_reduce_stream, v2.1). Returns the op that completes the reduction.
+  uint32_t replicate(Emitter& e, AxisMask group, double bytes, uint32_t reduce_scatter) {
+    if (!c_.replica || reduce_scatter == kNoOp) return reduce_scatter;
+    return e.async(OpKind::all_reduce, Stream::data, c_.replica, bytes / static_cast<double>(c_.size(group)),
+                   "zero3.replica.all_reduce", {reduce_scatter});
+  }
+
   // Gradients are reduce-scattered in the workload's reduction dtype (FSDP's MixedPrecisionPolicy
   // reduce_dtype; DeepSpeed's communication_data_type, the training dtype by default).
   double reduce_bytes() const { return bytes_of(c_.w.training.gradient_reduce()); }
   void scatter_gradients(Emitter& e, int32_t layer) {
     for (const auto& block : layer_params(layer)) {
-      const AxisMask group = block.expert ? c_.dp_expert : c_.dp_dense;
+      const AxisMask group = block.expert ? c_.shard_expert : c_.shard_dense;
       const double bytes = block.params * reduce_bytes();
       if (sharding_.copy_in) e.elementwise("zero3.copy_in", block.params * (c_.e + reduce_bytes()), 0);
       if (sharding_.call_overhead > 0) {
         reduce_scatter(e, group, bytes, "zero3.reduce_scatter");
       } else if (c_.w.opt.overlap_reduce_scatter) {
-        const uint32_t id =
-            e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter", {e.last_compute()});
+        const uint32_t id = replicate(
+            e, group, bytes,
+            e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter", {e.last_compute()}));
         if (id != kNoOp) e.deferred.push_back(id);
       } else {
-        e.blocking(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter");
+        const uint32_t rs = e.blocking(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter");
+        const uint32_t all = replicate(e, group, bytes, rs);
+        if (all != rs) e.wait(all);
       }
     }
   }

@@ -1,14 +1,17 @@
 set terminal svg size 760,460 dynamic font 'sans,11'
 set output 'a100-fms-fsdp.svg'
-set title 'a100-fms-fsdp: Llama 2 34B and 70B pre-training with PyTorch FSDP1 (IBM''s fms-fsdp) on 128 A100 80 GB GPUs, tokens/s per GPU' noenhanced
+set title 'a100-fms-fsdp: Llama 2 7B to 70B pre-training with PyTorch FSDP1 (IBM''s fms-fsdp) on 128 A100 80 GB GPUs, tokens/s per GPU' noenhanced
 set key top left
 set grid
 $data << EOD
+3760 3760 3760 3760 4143.45
+1700 1700 1700 1700 2183.32
 772 772 772 772 721.853
 380 380 380 380 359.376
 EOD
-set xrange [0:887.8]
-set yrange [0:887.8]
+set logscale xy
+set xrange [239.584:4764.97]
+set yrange [239.584:4764.97]
 set size square
 set xlabel 'published tokens_per_s_per_gpu' noenhanced
 set ylabel 'predicted tokens_per_s_per_gpu' noenhanced

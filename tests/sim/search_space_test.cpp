@@ -185,3 +185,24 @@ TEST(SearchSpace, EveryRankedWorkloadValidatesLowersAndRoundTrips) {
     EXPECT_EQ(labels.size(), r.ranked.size()) << file << ": one row per configuration";
   }
 }
+
+// A split without tensor parallelism is described as such (mode none, no tensor axis in the placement),
+// so that a stack without Megatron's tensor parallelism (FSDP1) can run it; with hybrid sharding the
+// replica axis is placed right outside the data axis.
+TEST(SearchSpace, SplitsWithoutTensorParallelismNeedNoTensorMode) {
+  const auto base = example("llama2-7b-fms-hsdp-a100-128.json");
+  const auto cs = ps::configurations(base, ps::Family::ptdp, 128, kNothing);
+  size_t plain = 0;
+  for (const auto& c : cs) {
+    const auto& w = c.workload;
+    const auto& order = w.placement.order;
+    EXPECT_EQ(w.parallel.tensor.size > 1, w.parallel.tensor.mode == pw::TensorMode::megatron) << c.axes;
+    EXPECT_EQ(std::count(order.begin(), order.end(), "tensor"), w.parallel.tensor.size > 1 ? 1 : 0) << c.axes;
+    const auto data = std::find(order.begin(), order.end(), "data");
+    ASSERT_NE(data, order.end()) << c.axes;
+    ASSERT_NE(data + 1, order.end()) << c.axes;
+    EXPECT_EQ(*(data + 1), "replica") << c.axes;
+    if (w.parallel.tensor.size == 1 && w.parallel.pipeline.stages == 1) ++plain;
+  }
+  EXPECT_EQ(plain, 1u);
+}

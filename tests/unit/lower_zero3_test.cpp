@@ -10,6 +10,7 @@
 
 #include "tests/unit/test_util.hpp"
 #include "workloads/collective_listing.hpp"
+#include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
@@ -320,4 +321,55 @@ TEST(LowerZero3, FullRecomputeGathersArePrefetchedAcrossLayers) {
       EXPECT_EQ(count_where(r, layer_gather), kLayers * kMicroBatches * 2 * per_layer) << unit.dump();
     }
   }
+}
+
+// Hybrid sharding (FSDP HYBRID_SHARD, framework.sharding.shard_group): ZeRO-3 inside shard groups of
+// consecutive data-parallel ranks ("data"), replicated across them ("replica"): the gathers and
+// reduce-scatters stay inside the shard group, each reduce-scatter's shard is then all-reduced across
+// the replicas (torch/distributed/fsdp/_runtime_utils.py _reduce_grad, v2.1), and the weights, gradients
+// and optimizer state are sharded over the shard group only.
+TEST(LowerZero3, HybridShardingGathersInsideTheShardGroupAndAllReducesAcrossReplicas) {
+  const nlohmann::json fsdp = {{"gather_unit", "layer"}, {"prefetch", 1}};
+  auto hybrid = fsdp;
+  hybrid["shard_group"] = 2;
+  const auto full = lower(zero3("none", fsdp));
+  auto j = zero3("none", hybrid);
+  j["placement"] = {{"order", {"data", "replica"}}};
+  const auto p = lower(j);
+  const auto& r = p.roles[0];
+  ASSERT_EQ(p.grid.axis_size("data"), 2);
+  ASSERT_EQ(p.grid.axis_size("replica"), 2);
+  const auto in_shard_group = [&](const pw::Op& op) { return op.group == p.grid.mask("data"); };
+  for (const auto& op : ops_where(r, layer_gather)) EXPECT_TRUE(in_shard_group(op)) << op.name;
+  const auto scatters = ops_where(r, layer_scatter);
+  for (const auto& op : scatters) EXPECT_TRUE(in_shard_group(op)) << op.name;
+  const auto replica = ops_where(
+      r, [&](const pw::Op& op) { return op.kind == pw::OpKind::all_reduce && op.group == p.grid.mask("replica"); });
+  // One all-reduce per reduce-scatter (the layers' and the embeddings'), of its shard.
+  const auto all_scatters = ops_where(
+      r, [](const pw::Op& op) { return op.kind == pw::OpKind::reduce_scatter && op.stream != pw::Stream::tensor; });
+  ASSERT_EQ(replica.size(), all_scatters.size());
+  EXPECT_EQ(scatters.size(), static_cast<size_t>(kLayers * kMicroBatches));
+  for (size_t i = 0; i < scatters.size(); ++i) EXPECT_DOUBLE_EQ(replica[i].bytes, scatters[i].bytes / 2) << i;
+  // The same number of gathers as FULL_SHARD, each of the same size.
+  EXPECT_EQ(count_where(r, layer_gather), count_where(full.roles[0], layer_gather));
+  // Model state sharded over 2 ranks instead of 4.
+  EXPECT_DOUBLE_EQ(r.memory.weights, 2 * full.roles[0].memory.weights);
+  EXPECT_DOUBLE_EQ(r.memory.optimizer, 2 * full.roles[0].memory.optimizer);
+}
+
+TEST(LowerZero3, HybridShardingRefusesWhatItDoesNotModel) {
+  const auto refused = [](nlohmann::json j, const std::string& what) {
+    try {
+      (void)paratwin::test::workload(j);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const pw::WorkloadError& e) {
+      EXPECT_NE(std::string(e.what()).find("framework.sharding.shard_group"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(zero3("none", {{"shard_group", 3}}), "does not divide parallelism.data.size = 4");
+  auto zero1 = zero3("none", {{"shard_group", 2}});
+  zero1["parallelism"]["data"]["zero"] = 1;
+  refused(zero1, "needs parallelism.data.zero = 3");
 }
