@@ -56,6 +56,16 @@ uint32_t Emitter::compute(OpKind kind, const char* name, double bytes, double fl
   return id;
 }
 
+// FSDP HYBRID_SHARD reduces each gradient shard across the replicas once its reduce-scatter is done,
+// on a stream and a communicator of its own, so the next gathers do not queue behind it
+// (torch/distributed/fsdp/_runtime_utils.py _reduce_grad: reduce_scatter on the shard process group,
+// then all_reduce on _inter_node_pg in _all_reduce_stream, v2.1).
+uint32_t Emitter::replicate(AxisMask group, double bytes, uint32_t reduce_scatter) {
+  if (!ctx_.replica || reduce_scatter == kNoOp) return reduce_scatter;
+  return async(OpKind::all_reduce, Stream::data, ctx_.replica, bytes / static_cast<double>(ctx_.size(group)),
+               "zero3.replica.all_reduce", {reduce_scatter});
+}
+
 uint32_t Emitter::host_work(const char* name, double seconds, Stream s, std::vector<uint32_t> deps) {
   if (seconds <= 0) return kNoOp;
   Op op = labelled(OpKind::elementwise, s, name);

@@ -373,14 +373,10 @@ class StageLowering {
       // sharding, whose replicas then all-reduce the reduced shard).
       const AxisMask group =
           zero == 3 ? (b.expert ? c_.shard_expert : c_.shard_dense) : (b.expert ? c_.dp_expert : c_.dp_dense);
-      uint32_t id = e_.async(kind, Stream::data, group, b.bytes, b.name, deps);
-      if (id == kNoOp) continue;
-      role_.ops[id].expert_params = b.expert;
-      if (zero == 3 && c_.replica) {
-        id = e_.async(OpKind::all_reduce, Stream::data, c_.replica, b.bytes / static_cast<double>(c_.size(group)),
-                      "zero3.replica.all_reduce", {id});
-        role_.ops[id].expert_params = b.expert;
-      }
+      const uint32_t reduced = e_.async(kind, Stream::data, group, b.bytes, b.name, deps);
+      if (reduced == kNoOp) continue;
+      const uint32_t id = e_.replicate(group, b.bytes, reduced);
+      role_.ops[reduced].expert_params = role_.ops[id].expert_params = b.expert;
       synced_.push_back(id);
       // DeepSpeed without overlap_comm reduces on the current (compute) stream (stage_1_and_2.py
       // reduce_ipg_grads: reduction_stream only if overlap_comm), so the backward waits for it.

@@ -54,6 +54,10 @@ class Emitter {
   void wait(uint32_t op) {
     if (op != kNoOp) pending_.push_back(op);
   }
+  // Hybrid sharding (Ctx::replica): the all-reduce across the replicas of the shard that
+  // `reduce_scatter` (of `bytes` over `group`) leaves; returns the op that completes the reduction,
+  // `reduce_scatter` itself without replicas.
+  uint32_t replicate(AxisMask group, double bytes, uint32_t reduce_scatter);
   uint32_t last_compute() const { return last_compute_; }
   // Asynchronous reductions of weight gradients (ORS) that the gradient synchronisation and the
   // optimizer must wait for.

@@ -421,7 +421,7 @@ class MegatronLowering final : public LayerLowering {
     const uint32_t host = e.host_work("zero3.scatter.host", sharding_.call_overhead, Stream::shard, deps);
     if (host != kNoOp) deps = {host};
     const uint32_t id =
-        replicate(e, group, bytes, e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps));
+        e.replicate(group, bytes, e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, name, deps));
     if (id == kNoOp) return;
     if (sharding_.reduce_in_flight > 0) in_flight_.push_back(id);
     if (c_.w.opt.overlap_reduce_scatter)
@@ -939,17 +939,6 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::ln2);
   }
 
-  // Hybrid sharding (FSDP HYBRID_SHARD): the shard a reduce-scatter over the shard group leaves is
-  // all-reduced across the replicas once the reduce-scatter is done, on a stream and a communicator of
-  // its own, so the next gathers do not queue behind it (torch/distributed/fsdp/_runtime_utils.py
-  // _reduce_grad: reduce_scatter on the shard process group, then all_reduce on _inter_node_pg in
-  // _all_reduce_stream, v2.1). Returns the op that completes the reduction.
-  uint32_t replicate(Emitter& e, AxisMask group, double bytes, uint32_t reduce_scatter) {
-    if (!c_.replica || reduce_scatter == kNoOp) return reduce_scatter;
-    return e.async(OpKind::all_reduce, Stream::data, c_.replica, bytes / static_cast<double>(c_.size(group)),
-                   "zero3.replica.all_reduce", {reduce_scatter});
-  }
-
   // Gradients are reduce-scattered in the workload's reduction dtype (FSDP's MixedPrecisionPolicy
   // reduce_dtype; DeepSpeed's communication_data_type, the training dtype by default).
   double reduce_bytes() const { return bytes_of(c_.w.training.gradient_reduce()); }
@@ -961,13 +950,13 @@ class MegatronLowering final : public LayerLowering {
       if (sharding_.call_overhead > 0) {
         reduce_scatter(e, group, bytes, "zero3.reduce_scatter");
       } else if (c_.w.opt.overlap_reduce_scatter) {
-        const uint32_t id = replicate(
-            e, group, bytes,
+        const uint32_t id = e.replicate(
+            group, bytes,
             e.async(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter", {e.last_compute()}));
         if (id != kNoOp) e.deferred.push_back(id);
       } else {
         const uint32_t rs = e.blocking(OpKind::reduce_scatter, Stream::shard, group, bytes, "zero3.reduce_scatter");
-        const uint32_t all = replicate(e, group, bytes, rs);
+        const uint32_t all = e.replicate(group, bytes, rs);
         if (all != rs) e.wait(all);
       }
     }

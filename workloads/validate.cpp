@@ -308,6 +308,22 @@ void validate_program_size(const Workload& w) {
   throw WorkloadError(by_layers ? "model.layers" : "training.global_batch", s.str());
 }
 
+// Hybrid sharding (framework.sharding.shard_group): ZeRO-3 inside groups of that many data-parallel
+// ranks, replicated across them.
+void validate_hybrid_sharding(const Workload& w) {
+  const int64_t g = w.framework.sharding.shard_group;
+  if (g == 0) return;
+  const std::string path = "framework.sharding.shard_group";
+  require(w.parallel.zero_stage == 3, path,
+          "= " + std::to_string(g) +
+              " shards the weights inside groups of data-parallel ranks: it needs "
+              "parallelism.data.zero = 3 (FSDP's HYBRID_SHARD)");
+  require(w.parallel.context == 1 && !w.model.moe.enabled(), path,
+          "= " + std::to_string(g) + ": hybrid sharding is modelled without context parallelism and experts");
+  require(g <= w.parallel.data && w.parallel.data % g == 0, path,
+          "= " + std::to_string(g) + " does not divide parallelism.data.size = " + std::to_string(w.parallel.data));
+}
+
 }  // namespace
 
 std::string op_checkpointing_unmodelled(const Workload& w) {
@@ -320,22 +336,6 @@ std::string op_checkpointing_unmodelled(const Workload& w) {
   if (w.parallel.tensor.mode != TensorMode::none && w.parallel.tensor.mode != TensorMode::megatron)
     return tp + "parallelism.tensor.mode = \"" + to_string(w.parallel.tensor.mode) + "\"";
   return "";
-}
-
-// Hybrid sharding (framework.sharding.shard_group): ZeRO-3 inside groups of that many data-parallel
-// ranks, replicated across them.
-static void validate_hybrid_sharding(const Workload& w) {
-  const int64_t g = w.framework.sharding.shard_group;
-  if (g == 0) return;
-  const std::string path = "framework.sharding.shard_group";
-  require(w.parallel.zero_stage == 3, path,
-          "= " + std::to_string(g) +
-              " shards the weights inside groups of data-parallel ranks: it needs "
-              "parallelism.data.zero = 3 (FSDP's HYBRID_SHARD)");
-  require(w.parallel.context == 1 && !w.model.moe.enabled(), path,
-          "= " + std::to_string(g) + ": hybrid sharding is modelled without context parallelism and experts");
-  require(g <= w.parallel.data && w.parallel.data % g == 0, path,
-          "= " + std::to_string(g) + " does not divide parallelism.data.size = " + std::to_string(w.parallel.data));
 }
 
 void validate(const Workload& w) {
