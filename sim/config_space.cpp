@@ -209,6 +209,8 @@ void ted(const Workload& base, int64_t n, const Vary& vary, std::vector<Configur
 Workload Configuration::with(const Knobs& k) const {
   Workload w = workload;
   w.training.checkpointing = k.checkpointing;
+  // A partial count belongs to full checkpointing (workload.hpp recompute_num_layers).
+  if (k.checkpointing != Checkpointing::full) w.training.recompute_num_layers = 0;
   w.training.micro_batch = k.micro_batch;
   w.parallel.zero_stage = k.zero;
   w.parallel.sequence_parallel = k.sequence_parallel;

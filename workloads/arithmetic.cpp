@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "workloads/pipeline_layers.hpp"
+
 namespace paratwin::workloads {
 
 double parameters_eq2(double l, double h, double V, double S) {
@@ -121,6 +123,12 @@ IterationFlops iteration_flops(const Workload& w) {
       break;
     case Checkpointing::full:
       recomputed = forward;
+      if (w.training.recompute_num_layers > 0) {
+        // Only some layers recompute (Workload::recompute_num_layers): their own forward passes.
+        recomputed = 0;
+        for (int64_t l = 0; l < m.layers; ++l)
+          if (layer_recomputed(w, l)) recomputed += attn + (m.is_moe_layer(l) ? moe_mlp : mlp);
+      }
       break;
     case Checkpointing::selective:
       recomputed = layers * core;
@@ -167,7 +175,7 @@ double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, do
   return 4.0 * np_base * (1.0 / g_tensor + (experts + 2.0) / gpus);
 }
 
-LayerActivations layer_activations(const Workload& w, bool moe_layer) {
+LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recomputed) {
   const auto& m = w.model;
   const auto& t = w.parallel.tensor;
   // A context-parallel rank holds seq_len/context tokens of each sequence.
@@ -248,7 +256,10 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer) {
     }
   }
   LayerActivations out;
-  switch (w.training.checkpointing) {
+  // A layer that full checkpointing leaves out (recompute_num_layers) keeps its activations.
+  const Checkpointing checkpointing =
+      w.training.checkpointing == Checkpointing::full && !recomputed ? Checkpointing::none : w.training.checkpointing;
+  switch (checkpointing) {
     case Checkpointing::none:
       out.stash = full;
       break;

@@ -90,11 +90,12 @@ double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, do
 
 // Activation bytes of one transformer layer for one micro-batch held until its backward pass
 // (Korthikanti et al. 2022, the Megatron activation model: sbh(34 + 5as/h) with 16-bit
-// activations), divided as the tensor mode distributes activations.
+// activations), divided as the tensor mode distributes activations. `recomputed`: false for a layer
+// that full checkpointing leaves out (training.recompute_num_layers), which keeps its activations.
 struct LayerActivations {
   double stash = 0;    // kept per in-flight micro-batch (checkpointed input, or everything)
   double working = 0;  // materialised while the layer's backward runs (recomputed activations)
 };
-LayerActivations layer_activations(const Workload& w, bool moe_layer);
+LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recomputed = true);
 
 }  // namespace paratwin::workloads

@@ -196,7 +196,8 @@ void LayerLowering::gather_weights(Emitter& e, int32_t layer, int32_t block, int
     return true;
   };
   const auto copy_out = [&] {
-    if (gather_host_.copy_out) e.elementwise("zero3.copy_out", 2 * gather_spec(layer, block).bytes, 0);
+    const GatherSpec g = gather_spec(layer, block);
+    if (gather_host_.copy_out && g.copied) e.elementwise("zero3.copy_out", 2 * g.bytes, 0);
   };
   if (ahead <= 0) {
     e.wait(issue(layer, block));

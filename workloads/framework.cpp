@@ -127,6 +127,8 @@ class MechanismReader {
       field(s, "copy_out", "sharding.copy_out",
             [&](JsonReader& v, const std::string& k) { m.copy_out = v.boolean(k); });
       field(s, "copy_in", "sharding.copy_in", [&](JsonReader& v, const std::string& k) { m.copy_in = v.boolean(k); });
+      field(s, "predivide", "sharding.predivide",
+            [&](JsonReader& v, const std::string& k) { m.predivide = v.boolean(k); });
       field(s, "reduce_in_flight", "sharding.reduce_in_flight", [&](JsonReader& v, const std::string& k) {
         m.reduce_in_flight = static_cast<int>(v.integer(k, std::nullopt, 0, 1024));
       });
@@ -276,6 +278,7 @@ nlohmann::json to_json(const Framework& f) {
             {"synchronize_per_gather", f.sharding.synchronize_per_gather},
             {"copy_out", f.sharding.copy_out},
             {"copy_in", f.sharding.copy_in},
+            {"predivide", f.sharding.predivide},
             {"reduce_in_flight", f.sharding.reduce_in_flight}}},
           {"pipeline",
            {{"broadcast_p2p", f.broadcast_p2p},

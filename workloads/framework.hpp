@@ -56,12 +56,20 @@ struct ShardingMechanism {
   // the compute stream after its gather (FSDP2's foreach_all_gather_copy_out, split_with_sizes_copy,
   // torch/distributed/_composable/fsdp/_fsdp_collectives.py v2.4-2.6; DeepSpeed's
   // AllGatherCoalescedHandle.wait, a torch.cat of the ranks' partitions per parameter,
-  // deepspeed/runtime/zero/partition_parameters.py v0.9.2 l.567-584, v0.16.3 l.701-707). copy_in: each
+  // deepspeed/runtime/zero/partition_parameters.py v0.9.2 l.567-584, v0.16.3 l.701-707, for a fetch of
+  // several parameters only: a single one is gathered into its own buffer). copy_in: each
   // unit's gradients are cast-copied into the reduce-scatter's input (FSDP2's foreach_reduce_scatter,
   // torch.cat into a reduce_dtype buffer; on its reduce-scatter stream, sharing the device with the next
   // unit's backward: counted on the compute stream here).
   bool copy_out = false;
   bool copy_in = false;
+  // A bucket's gradients are divided by the group's size in place before their reduce-scatter (read and
+  // write them once), after a torch.cat that interleaves the ranks' partitions when the bucket holds
+  // several tensors or one the group does not divide (DeepSpeed's reduce_scatter_coalesced,
+  // deepspeed/runtime/comm/coalesced_collectives.py: 'tensor_partition_flat_buffer.div_(world_sz)  #
+  // pre-divide', v0.9.2 l.51-73, v0.16.3 l.179-201). On the reduction stream, sharing the device with
+  // the backward pass: counted on the compute stream, as copy_in.
+  bool predivide = false;
   // Reduce-scatters in flight before the host waits for the oldest to finish, holding back the work it
   // has not launched yet (DeepSpeed stage3.py __reduce_and_partition_ipg_grads: more than
   // max_param_reduce_events = 2 recorded events and it synchronizes on the oldest, v0.9.2 l.1096-1097,

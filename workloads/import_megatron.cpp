@@ -422,8 +422,11 @@ int64_t tokenizer_vocab(const Reader& r, const Sorted& s, const MegatronImportOp
                       "--tokenizer-vocab-size N (the tokenizer's size before Megatron-LM pads it)");
 }
 
-Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vector<std::string>& inexpressible,
-                            std::vector<std::string>& assumed) {
+// `recompute_layers`: --recompute-method block's count when it leaves some of a chunk's layers out
+// (training.recompute_num_layers), else 0.
+Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vector<std::string>& assumed,
+                            int64_t& recompute_layers) {
+  recompute_layers = 0;
   // Megatron-LM 2021 spelt full recomputation --checkpoint-activations, later
   // --activations-checkpoint-method, since 2022 --recompute-granularity.
   std::string granularity = r.word("--recompute-granularity", "");
@@ -450,10 +453,8 @@ Checkpointing checkpointing(const Reader& r, int64_t layers_per_chunk, std::vect
   }
   if (method != "block") throw WorkloadError("--recompute-method", "= " + method + " is neither uniform nor block");
   if (count == 0) return Checkpointing::none;
-  if (count < layers_per_chunk)
-    inexpressible.push_back("--recompute-method block --recompute-num-layers " + n(count) + " (recomputes " + n(count) +
-                            " of the " + n(layers_per_chunk) +
-                            " layers of each model chunk: partial recomputation is not modelled)");
+  // The first `count` layers of each model chunk (transformer_block.py _checkpointed_forward).
+  if (count < layers_per_chunk) recompute_layers = count;
   return Checkpointing::full;
 }
 
@@ -942,7 +943,8 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     inexpressible.push_back("--use-megatron-fsdp with --pipeline-model-parallel-size " + n(pp) +
                             " (fully sharded parameters across pipeline stages are not modelled)");
 
-  const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, inexpressible, assumed);
+  int64_t recompute_layers = 0;
+  const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, assumed, recompute_layers);
   const Attention attn = attention(r, assumed);
   drop_unfused_only(inexpressible, attn);
   const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
@@ -1061,6 +1063,7 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (!fp8.empty() && r.has("--fp8-param-gather")) t["fp8_param_gather"] = true;
   t["optimizer"] = "adam";
   t["checkpointing"] = to_string(ckpt);
+  if (recompute_layers > 0) t["recompute_num_layers"] = recompute_layers;
   auto& p = doc["parallelism"];
   p["data"] = {{"size", g.data}};
   if (zero > 0) p["data"]["zero"] = zero;
@@ -1168,7 +1171,8 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--fp16, --bf16, --grad-reduce-in-bf16, --accumulate-allreduce-grads-in-fp32",
        "training.dtype; bf16 gradients reduced in fp32 (training.gradient_reduce_dtype)"},
       {"--recompute-granularity, --recompute-method, --recompute-num-layers, --recompute-activations",
-       "training.checkpointing full or selective"},
+       "training.checkpointing full or selective; block with fewer layers than a chunk holds: "
+       "training.recompute_num_layers"},
       {"--checkpoint-activations, --activations-checkpoint-method (2021)", "training.checkpointing full"},
       {"--tensor-model-parallel-size (--model-parallel-size)", "parallelism.tensor megatron, size"},
       {"--pipeline-model-parallel-size", "parallelism.pipeline.stages"},

@@ -95,6 +95,21 @@ class StageLowering {
   int32_t first_layer(int32_t chunk) const {
     return static_cast<int32_t>(starts_[static_cast<size_t>(virtual_stage(chunk))]);
   }
+  // Whether layer l of the chunk recomputes its forward pass (full checkpointing; only the chunk's
+  // first training.recompute_num_layers when that is set, as pipeline_layers.hpp layer_recomputed).
+  bool recomputed(int32_t chunk, int32_t l) const {
+    const int64_t n = c_.w.training.recompute_num_layers;
+    return c_.w.training.checkpointing == Checkpointing::full && (n == 0 || l - first_layer(chunk) < n);
+  }
+  // The first layer of l's run of layers that recompute alike: weight prefetches of a pass stay inside
+  // it (an approximation where a stack's prefetch crosses from a recomputed layer into one that is not).
+  int32_t run_first(int32_t chunk, int32_t l) const {
+    const int32_t first = first_layer(chunk);
+    const int64_t n = c_.w.training.recompute_num_layers;
+    if (!recomputed(chunk, l) && c_.w.training.checkpointing == Checkpointing::full && n > 0)
+      return first + static_cast<int32_t>(n);
+    return first;
+  }
   // One past the chunk's last layer.
   int32_t end_layer(int32_t chunk) const {
     return static_cast<int32_t>(starts_[static_cast<size_t>(virtual_stage(chunk)) + 1]);
@@ -138,7 +153,8 @@ class StageLowering {
   double stash_bytes(int32_t chunk) const {
     double bytes = 0;
     for (int32_t l = first_layer(chunk); l < end_layer(chunk); ++l)
-      bytes += layer_activations(c_.w, c_.w.model.is_moe_layer(l)).stash + layers_.comm_stash_bytes(l);
+      bytes +=
+          layer_activations(c_.w, c_.w.model.is_moe_layer(l), recomputed(chunk, l)).stash + layers_.comm_stash_bytes(l);
     if (last_virtual(chunk)) bytes += layers_.logits_bytes();
     return bytes;
   }
@@ -198,16 +214,16 @@ class StageLowering {
     const int32_t first = first_layer(s.chunk), last = end_layer(s.chunk) - 1;
     for (int32_t l = last; l >= first; --l) {
       e_.layer = l;
-      if (c_.w.training.checkpointing == Checkpointing::full) {
+      if (recomputed(s.chunk, l)) {
         e_.phase = Phase::recompute;
-        layers_.begin_recompute(l, first);
+        layers_.begin_recompute(l, run_first(s.chunk, l));
         layers_.forward(e_, l);
       } else if (c_.w.training.checkpointing == Checkpointing::selective) {
         e_.phase = Phase::recompute;
         layers_.recompute_attention(e_, l);
       }
       e_.phase = Phase::backward;
-      layers_.begin_pass(l, first);
+      layers_.begin_pass(l, run_first(s.chunk, l));
       if (c_.w.training.checkpointing == Checkpointing::selective_op) {
         // The block's backward pass begins with its recomputation (inside the same backward pre-hook).
         layers_.recompute_ops(e_, l);
@@ -529,7 +545,7 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     peak = std::max(peak, live);
   }
   for (int32_t l = first_layer; l < last_layer_exclusive; ++l) {
-    working = std::max(working, layer_activations(c.w, c.w.model.is_moe_layer(l)).working);
+    working = std::max(working, layer_activations(c.w, c.w.model.is_moe_layer(l), layer_recomputed(c.w, l)).working);
     comm = std::max(comm, layers.comm_stash_bytes(l));
   }
   m.activations = peak + working;

@@ -154,6 +154,11 @@ class LayerLowering {
     AxisMask group;
     double bytes;
     const char* name;
+    // Whether a copying stack (GatherHost::copy_out) copies this call's buffer out: DeepSpeed's fetch
+    // of a single parameter gathers straight into the parameter's own buffer (partition_parameters.py
+    // all_gather_coalesced, 'if len(params) == 1': AllGatherHandle, no torch.cat, v0.9.2 l.908-920,
+    // v0.16.3 l.1246-1291); only a coalesced fetch of several is split out with torch.cat.
+    bool copied = true;
   };
   virtual GatherSpec gather_spec(int32_t layer, int32_t block) const = 0;
   virtual int32_t gather_blocks(int32_t layer) const = 0;
@@ -164,6 +169,7 @@ class LayerLowering {
     double seconds = 0;
     bool synchronize = false;
     bool copy_out = false;  // ShardingMechanism::copy_out: the gathered unit copied out after its gather
+    // (a call whose GatherSpec::copied is false excepted)
   };
   GatherHost gather_host_;
   // Makes the gathered weights of (layer, block) available to the next computation. The gathers of

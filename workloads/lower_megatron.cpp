@@ -49,6 +49,7 @@ class MegatronLowering final : public LayerLowering {
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
     gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather, sharding_.copy_out};
     chunk_start_.assign(static_cast<size_t>(c.w.model.layers), false);
+    for (int64_t l = 0; l < c.w.model.layers; ++l) recomputed_.push_back(layer_recomputed(c.w, l) ? 1 : 0);
     for (const int64_t start : virtual_stage_starts(c.w))
       if (start < c.w.model.layers) chunk_start_[static_cast<size_t>(start)] = true;
     dense_params_ = params(false);
@@ -99,7 +100,7 @@ class MegatronLowering final : public LayerLowering {
     // Without full checkpointing a resharding stack gathers again for backward; under it the
     // recompute pass just gathered, and the stack either keeps that copy for the backward (FSDP's unit
     // stays unsharded, DeepSpeed's reuse distance) or gathers once more (regather_after_recompute).
-    const bool full = c_.w.training.checkpointing == Checkpointing::full;
+    const bool full = recomputed_[static_cast<size_t>(layer)] != 0;
     gathering_ = zero3_ && sharding_.reshard_after_forward && !recomputed_gathers_ &&
                  (!full || (sharding_.regather_after_recompute && !c_.w.opt.cache_all_gather));
     recomputed_gathers_ = false;
@@ -265,7 +266,8 @@ class MegatronLowering final : public LayerLowering {
  protected:
   GatherSpec gather_spec(int32_t layer, int32_t block) const override {
     const Call& call = calls_of(layer)[static_cast<size_t>(block)];
-    return {call.expert ? c_.shard_expert : c_.shard_dense, call.bytes, call.gather_name};
+    return {call.expert ? c_.shard_expert : c_.shard_dense, call.bytes, call.gather_name,
+            sharding_.gather_unit == GatherUnit::layer || call.params > 1};
   }
   int32_t gather_blocks(int32_t layer) const override { return static_cast<int32_t>(calls_of(layer).size()); }
 
@@ -287,6 +289,7 @@ class MegatronLowering final : public LayerLowering {
     bool expert;
     const char* gather_name;
     const char* scatter_name;
+    int params = 1;  // parameters gathered by the call
   };
 
   static const char* gather_name(Sub s) {
@@ -372,10 +375,11 @@ class MegatronLowering final : public LayerLowering {
     std::vector<Call> out;
     if (sharding_.gather_unit == GatherUnit::layer) {
       double elements = 0, bytes = 0;
+      int params = 0;
       for (const auto& p : params_of(moe))
-        if (p.elements >= threshold) elements += p.elements, bytes += p.elements * gathered_bytes(p);
+        if (p.elements >= threshold) elements += p.elements, bytes += p.elements * gathered_bytes(p), ++params;
       if (elements > 0)
-        out.push_back({Sub::layer, elements, bytes, false, gather_name(Sub::layer), scatter_name(Sub::layer)});
+        out.push_back({Sub::layer, elements, bytes, false, gather_name(Sub::layer), scatter_name(Sub::layer), params});
       return out;
     }
     for (const auto& p : params_of(moe)) {
@@ -384,6 +388,7 @@ class MegatronLowering final : public LayerLowering {
       if (!sharding_.synchronize_per_gather && !out.empty() && out.back().sub == p.sub) {
         out.back().elements += p.elements;
         out.back().bytes += bytes;
+        ++out.back().params;
       } else {
         out.push_back({p.sub, p.elements, bytes, p.expert, gather_name(p.sub), scatter_name(p.sub)});
       }
@@ -463,6 +468,12 @@ class MegatronLowering final : public LayerLowering {
     if (sharding_.synchronize_per_gather) {
       for (const auto& p : b) reduce_scatter(e, group, p.elements * reduce_bytes(), scatter_name(p.sub));
     } else {
+      if (sharding_.predivide) {
+        const double elements = bucket_elements(b), bytes = elements * reduce_bytes();
+        if (b.size() > 1 || std::fmod(elements, static_cast<double>(c_.size(group))) != 0)
+          e.elementwise("zero3.bucket.interleave", 2 * bytes, 0);
+        e.elementwise("zero3.bucket.predivide", 2 * bytes, elements);
+      }
       const bool one_module = std::all_of(b.begin(), b.end(), [&](const Param& p) { return p.sub == b.front().sub; });
       reduce_scatter(e, group, bucket_elements(b) * reduce_bytes(),
                      bucketed || !one_module ? "zero3.bucket.reduce_scatter" : scatter_name(b.front().sub));
@@ -969,6 +980,7 @@ class MegatronLowering final : public LayerLowering {
   ShardingMechanism sharding_;
   int ahead_ = 0;                    // gather calls issued ahead of the one a computation waits for
   std::vector<bool> chunk_start_;    // the first layer of a model chunk: where its backward pass ends
+  std::vector<char> recomputed_;     // per layer: its forward is recomputed in backward (layer_recomputed)
   bool gathering_ = false;           // whether the pass being lowered gathers weights
   bool recomputed_gathers_ = false;  // recompute_ops gathered the next backward's weights
   // Gathers a full-checkpointing recompute issued ahead for the layers below (begin_recompute).

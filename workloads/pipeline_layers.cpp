@@ -1,5 +1,6 @@
 #include "workloads/pipeline_layers.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "workloads/error.hpp"
@@ -74,6 +75,25 @@ std::vector<int64_t> virtual_stage_starts(const Workload& w) {
       starts.push_back(starts.back() + count);
     }
   return starts;
+}
+
+bool layer_recomputed(const Workload& w, int64_t layer) {
+  if (w.training.checkpointing != Checkpointing::full) return false;
+  const int64_t n = w.training.recompute_num_layers;
+  if (n == 0) return true;
+  const auto starts = virtual_stage_starts(w);
+  // The chunk holding the layer: the largest start not after it (chunks are ordered by virtual stage,
+  // so their starts increase).
+  int64_t first = 0;
+  for (const int64_t s : starts)
+    if (s <= layer) first = std::max(first, s);
+  return layer - first < n;
+}
+
+int64_t recomputed_layers(const Workload& w) {
+  int64_t count = 0;
+  for (int64_t l = 0; l < w.model.layers; ++l) count += layer_recomputed(w, l) ? 1 : 0;
+  return count;
 }
 
 }  // namespace paratwin::workloads

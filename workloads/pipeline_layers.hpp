@@ -13,4 +13,10 @@ namespace paratwin::workloads {
 // when the layers cannot be split so, or a model chunk would hold no layer.
 std::vector<int64_t> virtual_stage_starts(const Workload& w);
 
+// Whether `layer` recomputes its forward pass in backward: full checkpointing, and the layer among the
+// first training.recompute_num_layers of its model chunk (all of them when that is 0).
+bool layer_recomputed(const Workload& w, int64_t layer);
+// How many of the model's layers do.
+int64_t recomputed_layers(const Workload& w);
+
 }  // namespace paratwin::workloads

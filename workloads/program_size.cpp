@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "workloads/arithmetic.hpp"
+#include "workloads/pipeline_layers.hpp"
 
 namespace paratwin::workloads {
 
@@ -57,6 +58,9 @@ ProgramSize estimate_program_size(const Workload& w) {
   // Without recomputation a layer has a forward and a backward pass, not three: at most 0.65 of the ops
   // (the backward holds most of them).
   if (w.training.checkpointing == Checkpointing::none) k.layer_pass *= 0.65;
+  // With only some layers recomputed (training.recompute_num_layers), the others' passes as that.
+  if (w.training.checkpointing == Checkpointing::full && w.training.recompute_num_layers > 0)
+    k.layer_pass *= 0.65 + 0.35 * static_cast<double>(recomputed_layers(w)) / static_cast<double>(w.model.layers);
   // optimizations.overlap_tensor_comm splits four GEMMs of each forward (and recomputed forward) into
   // tensor-size or 4 chunks, with a reduce-scatter per 4th chunk, and two of each backward into
   // tensor-size chunks: at most 6·(t − 1) + 24 more ops per layer pass.

@@ -377,6 +377,11 @@ void validate(const Workload& w) {
   }
   require(!w.training.fp8_param_gather || w.training.fp8 != Fp8::none, "training.fp8_param_gather",
           "needs training.fp8 (\"delayed\" or \"current\")");
+  require(w.training.recompute_num_layers == 0 || w.training.checkpointing == Checkpointing::full,
+          "training.recompute_num_layers", "needs training.checkpointing = \"full\"");
+  require(w.training.recompute_num_layers <= w.model.layers, "training.recompute_num_layers",
+          "= " + std::to_string(w.training.recompute_num_layers) +
+              " exceeds model.layers = " + std::to_string(w.model.layers));
   validate_context(w);
   validate_tensor(w);
   validate_moe(w);

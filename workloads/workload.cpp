@@ -170,6 +170,7 @@ nlohmann::json to_json(const Workload& w) {
     j["training"]["gradient_reduce_dtype"] = to_string(*w.training.gradient_reduce_dtype);
   if (w.training.fp8 != Fp8::none) j["training"]["fp8"] = to_string(w.training.fp8);
   if (w.training.fp8_param_gather) j["training"]["fp8_param_gather"] = true;
+  if (w.training.recompute_num_layers > 0) j["training"]["recompute_num_layers"] = w.training.recompute_num_layers;
   auto& p = j["parallelism"];
   p["data"] = {{"size", w.parallel.data}, {"zero", w.parallel.zero_stage}};
   const auto& t = w.parallel.tensor;

@@ -147,6 +147,13 @@ struct TrainingConfig {
   int64_t micro_batch = 1;   // sequences per micro-batch per model replica
   Dtype dtype = Dtype::bf16;
   Checkpointing checkpointing = Checkpointing::full;
+  // With full checkpointing, how many layers of each model chunk (virtual pipeline stage) recompute
+  // their forward pass, counted from the chunk's first layer; the others keep their activations.
+  // Megatron-LM's --recompute-method block --recompute-num-layers N (megatron/core/transformer/
+  // transformer_block.py _checkpointed_forward, 'block': the first N layers of the chunk); FMS-FSDP's
+  // selective_checkpointing p picks about p·L evenly spaced blocks (fms_fsdp/policies/ac_handler.py),
+  // which the count stands for. 0: every layer.
+  int64_t recompute_num_layers = 0;
   bool offload_optimizer = false;      // AxoNN: fp32 weights and Adam state live in host memory
   int64_t offload_bucket = 4'000'000;  // parameters moved per optimizer bucket when offloading
   bool fp32_gradient_copy = false;     // AxoNN keeps fp32 gradients: 20 instead of 16 B/parameter

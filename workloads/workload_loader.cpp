@@ -121,6 +121,7 @@ TrainingConfig read_training(JsonReader r) {
   if (r.has("gradient_reduce_dtype")) t.gradient_reduce_dtype = read_enum(r, "gradient_reduce_dtype", kDtypes);
   r.choice("optimizer", {"adam"}, "adam");
   t.checkpointing = read_enum(r, "checkpointing", kCheckpointing);
+  t.recompute_num_layers = r.integer("recompute_num_layers", 0, 0, 1'000'000);
   t.offload_optimizer = r.boolean("offload_optimizer", false);
   t.offload_bucket = r.integer("offload_bucket", 4'000'000, 1, int64_t{1} << 40);
   t.fp32_gradient_copy = r.boolean("fp32_gradient_copy", false);

@@ -4,15 +4,15 @@ set title 'dgx2-zero3: DeepSpeed ZeRO-3 (the baseline of ZeRO++) on 384 V100 GPU
 set key top left
 set grid
 $data << EOD
-14 14 14 14 15.1115
-26 26 26 26 26.9965
-37 37 37 37 40.6872
-25 25 25 25 37.4413
-40 40 40 40 46.0479
-47 47 47 47 46.8988
+14 14 14 14 15.1125
+26 26 26 26 26.9981
+37 37 37 37 40.6327
+25 25 25 25 37.3492
+40 40 40 40 47.1285
+47 47 47 47 47.8275
 EOD
-set xrange [0:54.05]
-set yrange [0:54.05]
+set xrange [0:55.0017]
+set yrange [0:55.0017]
 set size square
 set xlabel 'published tflops_per_gpu' noenhanced
 set ylabel 'predicted tflops_per_gpu' noenhanced

@@ -197,14 +197,29 @@ TEST(CopyInOut, OneCopyPerGatherAndPerReduceScatter) {
   auto generic = j;
   generic["framework"] = {{"profile", "generic"}};
   EXPECT_EQ(count_where(pw::lower(paratwin::test::workload(generic)).roles[0], named("zero3.copy_out")), 0);
-  // DeepSpeed copies each gathered parameter out of the flat buffer (torch.cat), and reduces its
-  // gradients in place.
+  // DeepSpeed copies a fetch's parameters out of its flat buffer (torch.cat per parameter) only when it
+  // gathered several; a single parameter is gathered into its own buffer (partition_parameters.py
+  // all_gather_coalesced, len(params) == 1). It reduces gradients in place. Every parameter sharded
+  // (no persistence threshold): Llama's modules hold one weight each, so nothing is copied; with biases
+  // and LayerNorms every module's fetch holds two parameters, and each is copied out.
   auto deepspeed = j;
   deepspeed["training"]["checkpointing"] = "full";
-  deepspeed["framework"] = {{"profile", "deepspeed"}};
+  deepspeed["framework"] = {{"profile", "deepspeed"}, {"sharding", {{"persistence_threshold", 0}}}};
   const auto d = pw::lower(paratwin::test::workload(deepspeed));
-  EXPECT_EQ(count_where(d.roles[0], named("zero3.copy_out")), count_where(d.roles[0], [](const pw::Op& op) {
-              return op.kind == pw::OpKind::all_gather && op.layer >= 0;
-            }));
+  ASSERT_GT(count_where(d.roles[0], layer_gather), 0);
+  EXPECT_EQ(count_where(d.roles[0], named("zero3.copy_out")), 0);
+  auto biased = deepspeed;
+  biased["model"]["bias"] = true;
+  biased["model"]["norm"] = "layernorm";
+  const auto b = pw::lower(paratwin::test::workload(biased));
+  EXPECT_EQ(count_where(b.roles[0], named("zero3.copy_out")), count_where(b.roles[0], layer_gather));
+  // Before each reduce-scatter its bucket is divided by the group's size in place (read and written).
+  const auto buckets = ops_where(d.roles[0], [](const pw::Op& op) {
+    return op.kind == pw::OpKind::reduce_scatter && op.stream == pw::Stream::shard && op.layer >= 0;
+  });
+  const auto divides = ops_where(d.roles[0], named("zero3.bucket.predivide"));
+  ASSERT_FALSE(buckets.empty());
+  ASSERT_EQ(divides.size(), buckets.size());
+  for (size_t i = 0; i < divides.size(); ++i) EXPECT_DOUBLE_EQ(divides[i].bytes, 2 * buckets[i].bytes);
   EXPECT_EQ(count_where(d.roles[0], named("zero3.copy_in")), 0);
 }
