@@ -74,6 +74,7 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
   s.hardware_tflops_per_device = rates.hardware_per_device / 1e12;
   s.percent_of_peak_hardware = rates.hardware_percent;
   s.recomputation = workloads::to_string(w.training.checkpointing);
+  s.recompute_num_layers = w.training.recompute_num_layers;
   if (dev.empirical_flops.count(dtype))
     s.percent_of_empirical_peak = 100 * rates.model_per_device / dev.empirical_flops.at(dtype);
   // Pipeline bubble: measured from the timeline against (p-1)/m, or (p-1)/(v·m) interleaved.
@@ -252,12 +253,16 @@ std::string flops_lines(const RunSummary& s, const std::string& dtype) {
     }
     out += ")\n";
   }
-  const std::string with = s.legacy_flops                   ? "saved by an older paratwin, recomputation counted"
-                           : s.recomputation == "full"      ? "with full recomputation"
-                           : s.recomputation == "selective" ? "with the selective recomputation of attention"
-                           : s.recomputation == "selective_op"
-                               ? "with every other matmul of a block recomputed (per-op selective)"
-                               : "no recomputation: = MFU";
+  const std::string partial = s.recompute_num_layers == 1
+                                  ? std::string("with full recomputation of the first layer of each model chunk")
+                                  : "with full recomputation of the first " + std::to_string(s.recompute_num_layers) +
+                                        " layers of each model chunk";
+  const std::string with =
+      s.legacy_flops                      ? "saved by an older paratwin, recomputation counted"
+      : s.recomputation == "full"         ? (s.recompute_num_layers > 0 ? partial : "with full recomputation")
+      : s.recomputation == "selective"    ? "with the selective recomputation of attention"
+      : s.recomputation == "selective_op" ? "with every other matmul of a block recomputed (per-op selective)"
+                                          : "no recomputation: = MFU";
   std::snprintf(line, sizeof line, "  hardware FLOPs        %.4g TFLOP/s per device = %.3g%% of %s peak (HFU, %s)\n",
                 s.hardware_tflops_per_device, s.percent_of_peak_hardware, dtype.c_str(), with.c_str());
   out += line;

@@ -69,7 +69,8 @@ struct RunSummary {
   // named by `recomputation`).
   double model_tflops_per_device = 0, percent_of_peak = 0;
   double hardware_tflops_per_device = 0, percent_of_peak_hardware = 0;
-  std::string recomputation;  // the workload's checkpointing: none, full, selective
+  std::string recomputation;         // the workload's checkpointing: none, full, selective
+  int64_t recompute_num_layers = 0;  // with full: the first N layers of each model chunk only (0: all)
   // The dtype whose advertised peak the percentages are of: the workload's, or the machine's first
   // where it lists none for the workload's (a CPU machine given a bf16 run). Not saved.
   std::string peak_dtype;

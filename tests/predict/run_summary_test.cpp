@@ -170,3 +170,16 @@ TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
                 "  simulated as          1 actors for 2 ranks (one per node; collectives inside a node timed "
                 "analytically)\n");
 }
+
+// Hardware FLOPs say how much full checkpointing recomputes when only some layers do.
+TEST(RunSummary, HardwareFlopsNameAPartialRecomputation) {
+  const auto r = tiny_pipeline();
+  auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+  s.recomputation = "full";
+  EXPECT_NE(pp::flops_lines(s, "bf16").find("(HFU, with full recomputation)"), std::string::npos);
+  s.recompute_num_layers = 1;
+  EXPECT_NE(pp::flops_lines(s, "bf16").find("(HFU, with full recomputation of the first layer of each model chunk)"),
+            std::string::npos);
+  s.recompute_num_layers = 3;
+  EXPECT_NE(pp::flops_lines(s, "bf16").find("of the first 3 layers of each model chunk)"), std::string::npos);
+}
