@@ -126,8 +126,9 @@ IterationFlops iteration_flops(const Workload& w) {
       if (w.training.recompute_num_layers > 0) {
         // Only some layers recompute (Workload::recompute_num_layers): their own forward passes.
         recomputed = 0;
+        const auto recomputing = recomputed_layers(w);
         for (int64_t l = 0; l < m.layers; ++l)
-          if (layer_recomputed(w, l)) recomputed += attn + (m.is_moe_layer(l) ? moe_mlp : mlp);
+          if (recomputing[static_cast<size_t>(l)]) recomputed += attn + (m.is_moe_layer(l) ? moe_mlp : mlp);
       }
       break;
     case Checkpointing::selective:

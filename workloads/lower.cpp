@@ -95,20 +95,17 @@ class StageLowering {
   int32_t first_layer(int32_t chunk) const {
     return static_cast<int32_t>(starts_[static_cast<size_t>(virtual_stage(chunk))]);
   }
-  // Whether layer l of the chunk recomputes its forward pass (full checkpointing; only the chunk's
-  // first training.recompute_num_layers when that is set, as pipeline_layers.hpp layer_recomputed).
-  bool recomputed(int32_t chunk, int32_t l) const {
-    const int64_t n = c_.w.training.recompute_num_layers;
-    return c_.w.training.checkpointing == Checkpointing::full && (n == 0 || l - first_layer(chunk) < n);
-  }
+  // Whether layer l of the chunk recomputes its forward pass (pipeline_layers.hpp recomputes).
+  bool recomputed(int32_t chunk, int32_t l) const { return recomputes(c_.w.training, l - first_layer(chunk)); }
   // The first layer of l's run of layers that recompute alike: weight prefetches of a pass stay inside
   // it (an approximation where a stack's prefetch crosses from a recomputed layer into one that is not).
+  // Under full checkpointing of the chunk's first n layers, the kept ones start at first + n.
   int32_t run_first(int32_t chunk, int32_t l) const {
     const int32_t first = first_layer(chunk);
     const int64_t n = c_.w.training.recompute_num_layers;
-    if (!recomputed(chunk, l) && c_.w.training.checkpointing == Checkpointing::full && n > 0)
-      return first + static_cast<int32_t>(n);
-    return first;
+    return c_.w.training.checkpointing == Checkpointing::full && n > 0 && l - first >= n
+               ? first + static_cast<int32_t>(n)
+               : first;
   }
   // One past the chunk's last layer.
   int32_t end_layer(int32_t chunk) const {
@@ -544,8 +541,10 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     if (op.kind == OpKind::free) live -= op.bytes;
     peak = std::max(peak, live);
   }
+  const auto recomputing = recomputed_layers(c.w);
   for (int32_t l = first_layer; l < last_layer_exclusive; ++l) {
-    working = std::max(working, layer_activations(c.w, c.w.model.is_moe_layer(l), layer_recomputed(c.w, l)).working);
+    working = std::max(working,
+                       layer_activations(c.w, c.w.model.is_moe_layer(l), recomputing[static_cast<size_t>(l)]).working);
     comm = std::max(comm, layers.comm_stash_bytes(l));
   }
   m.activations = peak + working;

@@ -49,7 +49,7 @@ class MegatronLowering final : public LayerLowering {
     ahead_ = sharding_.prefetch >= 0 ? sharding_.prefetch : (c.w.opt.overlap_all_gather ? 1 : 0);
     gather_host_ = {sharding_.call_overhead, sharding_.synchronize_per_gather, sharding_.copy_out};
     chunk_start_.assign(static_cast<size_t>(c.w.model.layers), false);
-    for (int64_t l = 0; l < c.w.model.layers; ++l) recomputed_.push_back(layer_recomputed(c.w, l) ? 1 : 0);
+    recomputed_ = recomputed_layers(c.w);
     for (const int64_t start : virtual_stage_starts(c.w))
       if (start < c.w.model.layers) chunk_start_[static_cast<size_t>(start)] = true;
     dense_params_ = params(false);
@@ -100,7 +100,7 @@ class MegatronLowering final : public LayerLowering {
     // Without full checkpointing a resharding stack gathers again for backward; under it the
     // recompute pass just gathered, and the stack either keeps that copy for the backward (FSDP's unit
     // stays unsharded, DeepSpeed's reuse distance) or gathers once more (regather_after_recompute).
-    const bool full = recomputed_[static_cast<size_t>(layer)] != 0;
+    const bool full = recomputed_[static_cast<size_t>(layer)];
     gathering_ = zero3_ && sharding_.reshard_after_forward && !recomputed_gathers_ &&
                  (!full || (sharding_.regather_after_recompute && !c_.w.opt.cache_all_gather));
     recomputed_gathers_ = false;
@@ -980,7 +980,7 @@ class MegatronLowering final : public LayerLowering {
   ShardingMechanism sharding_;
   int ahead_ = 0;                    // gather calls issued ahead of the one a computation waits for
   std::vector<bool> chunk_start_;    // the first layer of a model chunk: where its backward pass ends
-  std::vector<char> recomputed_;     // per layer: its forward is recomputed in backward (layer_recomputed)
+  std::vector<bool> recomputed_;     // per layer: its forward is recomputed in backward (recomputed_layers)
   bool gathering_ = false;           // whether the pass being lowered gathers weights
   bool recomputed_gathers_ = false;  // recompute_ops gathered the next backward's weights
   // Gathers a full-checkpointing recompute issued ahead for the layers below (begin_recompute).

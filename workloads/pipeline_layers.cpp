@@ -1,6 +1,5 @@
 #include "workloads/pipeline_layers.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "workloads/error.hpp"
@@ -77,23 +76,20 @@ std::vector<int64_t> virtual_stage_starts(const Workload& w) {
   return starts;
 }
 
-bool layer_recomputed(const Workload& w, int64_t layer) {
-  if (w.training.checkpointing != Checkpointing::full) return false;
-  const int64_t n = w.training.recompute_num_layers;
-  if (n == 0) return true;
-  const auto starts = virtual_stage_starts(w);
-  // The chunk holding the layer: the largest start not after it (chunks are ordered by virtual stage,
-  // so their starts increase).
-  int64_t first = 0;
-  for (const int64_t s : starts)
-    if (s <= layer) first = std::max(first, s);
-  return layer - first < n;
+bool recomputes(const TrainingConfig& t, int64_t index_in_chunk) {
+  return t.checkpointing == Checkpointing::full &&
+         (t.recompute_num_layers == 0 || index_in_chunk < t.recompute_num_layers);
 }
 
-int64_t recomputed_layers(const Workload& w) {
-  int64_t count = 0;
-  for (int64_t l = 0; l < w.model.layers; ++l) count += layer_recomputed(w, l) ? 1 : 0;
-  return count;
+std::vector<bool> recomputed_layers(const Workload& w) {
+  std::vector<bool> out(static_cast<size_t>(w.model.layers), false);
+  if (w.training.checkpointing != Checkpointing::full) return out;
+  const auto starts = virtual_stage_starts(w);
+  // Virtual stages hold consecutive layers, their starts increasing with the virtual stage.
+  for (size_t v = 0; v + 1 < starts.size(); ++v)
+    for (int64_t l = starts[v]; l < starts[v + 1]; ++l)
+      out[static_cast<size_t>(l)] = recomputes(w.training, l - starts[v]);
+  return out;
 }
 
 }  // namespace paratwin::workloads

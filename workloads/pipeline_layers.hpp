@@ -13,10 +13,11 @@ namespace paratwin::workloads {
 // when the layers cannot be split so, or a model chunk would hold no layer.
 std::vector<int64_t> virtual_stage_starts(const Workload& w);
 
-// Whether `layer` recomputes its forward pass in backward: full checkpointing, and the layer among the
-// first training.recompute_num_layers of its model chunk (all of them when that is 0).
-bool layer_recomputed(const Workload& w, int64_t layer);
-// How many of the model's layers do.
-int64_t recomputed_layers(const Workload& w);
+// Whether the layer at `index_in_chunk` of its model chunk recomputes its forward pass in backward:
+// full checkpointing, and the layer among the chunk's first training.recompute_num_layers (all of them
+// when that is 0).
+bool recomputes(const TrainingConfig& t, int64_t index_in_chunk);
+// For every layer of the model, whether it recomputes.
+std::vector<bool> recomputed_layers(const Workload& w);
 
 }  // namespace paratwin::workloads

@@ -59,8 +59,11 @@ ProgramSize estimate_program_size(const Workload& w) {
   // (the backward holds most of them).
   if (w.training.checkpointing == Checkpointing::none) k.layer_pass *= 0.65;
   // With only some layers recomputed (training.recompute_num_layers), the others' passes as that.
-  if (w.training.checkpointing == Checkpointing::full && w.training.recompute_num_layers > 0)
-    k.layer_pass *= 0.65 + 0.35 * static_cast<double>(recomputed_layers(w)) / static_cast<double>(w.model.layers);
+  if (w.training.checkpointing == Checkpointing::full && w.training.recompute_num_layers > 0) {
+    const auto recomputing = recomputed_layers(w);
+    const auto count = std::count(recomputing.begin(), recomputing.end(), true);
+    k.layer_pass *= 0.65 + 0.35 * static_cast<double>(count) / static_cast<double>(w.model.layers);
+  }
   // optimizations.overlap_tensor_comm splits four GEMMs of each forward (and recomputed forward) into
   // tensor-size or 4 chunks, with a reduce-scatter per 4th chunk, and two of each backward into
   // tensor-size chunks: at most 6·(t − 1) + 24 more ops per layer pass.
