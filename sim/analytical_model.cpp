@@ -104,9 +104,40 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
     StageTimes st;
     // Every op starts when its stream is free and its dependencies are done, at closed-form cost.
     workloads::OpWalker walker(role);
-    std::vector<double> began(role.ops.size(), 0);
+    std::vector<double> began(role.ops.size(), 0), ends(role.ops.size(), 0);
     std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> running;
     double now = 0;
+    // The compute stream's op runs slower while a collective of the rank is in flight on another
+    // stream (the collective's kernel takes compute units and memory bandwidth: ProfileSpec
+    // compute_slowdown_communicating), as the engine's RankActor::compute_pace paces it; its end
+    // moves when a collective starts or ends, and the queue's stale end is skipped.
+    const double slowdown = std::min(machine.profile.compute_slowdown_communicating, 0.95);
+    int64_t pacing = -1;  // the compute stream's running compute op
+    double left = 0, mark = 0, rate = 1;
+    int mb_in_flight = 0, rest_in_flight = 0;  // collectives of a micro-batch's phases, and the others
+    // The lowered micro-batches stand for m (scale), but a collective outside them (the gradient
+    // synchronisation overlapping the last backward) slows their compute once: what it costs them is
+    // kept apart and not scaled.
+    bool paced_mb = false, rest_only = false;
+    double extra_rest = 0;
+    const auto settle = [&] {  // the paced op's work up to now
+      const double elapsed = now - mark;
+      left = std::max(0.0, left - elapsed * rate);
+      if (rest_only && paced_mb) extra_rest += elapsed * (1 - rate);
+      mark = now;
+    };
+    const auto pace = [&] {
+      if (slowdown <= 0 || pacing < 0) return;
+      settle();
+      rate = mb_in_flight + rest_in_flight > 0 ? 1 - slowdown : 1.0;
+      rest_only = mb_in_flight == 0 && rest_in_flight > 0;
+      const auto i = static_cast<uint32_t>(pacing);
+      ends[i] = now + left / rate;
+      running.emplace(ends[i], i);
+    };
+    const auto side_collective = [&](const Op& op) {
+      return workloads::is_collective(op.kind) && op.stream != Stream::compute;
+    };
     const auto start = [&](int, uint32_t i) {
       const Op& op = role.ops[i];
       const bool mb = per_micro_batch(op.phase);
@@ -124,7 +155,6 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       double seconds = 0;
       if (workloads::is_compute(op.kind)) {
         seconds = op.kind == OpKind::gemm ? gemm_seconds(cost, op) : cost.compute_seconds(op);
-        (mb ? st.compute_mb : st.compute_rest) += op.stream == Stream::compute ? seconds : 0;
       } else if (workloads::is_collective(op.kind)) {
         seconds = collectives_->seconds(program, placement, rank, op.kind, op.group, op.bytes, op.root);
         auto& c = st.collectives[{static_cast<int>(op.kind), op.group}][mb ? 1 : 0];
@@ -136,21 +166,48 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
         st.p2p += seconds;
       }
       began[i] = now;
-      running.emplace(now + seconds, i);
+      ends[i] = now + seconds;
+      running.emplace(ends[i], i);
+      if (side_collective(op)) {
+        ++(mb ? mb_in_flight : rest_in_flight);
+        pace();
+      } else if (slowdown > 0 && op.stream == Stream::compute && workloads::is_compute(op.kind) && seconds > 0) {
+        pacing = i;
+        left = seconds;
+        mark = now;
+        rate = 1;
+        paced_mb = mb;
+        rest_only = false;
+        pace();
+      }
     };
     while (!walker.finished()) {
       walker.start_ready(workloads::kStreamOrder, start);
       const auto [end, i] = running.top();
       running.pop();
+      if (end != ends[i]) continue;  // an end the pace moved, or a second entry of an op done
+      ends[i] = -1;
       now = end;
+      if (static_cast<int64_t>(i) == pacing) {
+        settle();
+        pacing = -1;
+      }
+      if (role.ops[i].stream == Stream::compute && workloads::is_compute(role.ops[i].kind))
+        (per_micro_batch(role.ops[i].phase) ? st.compute_mb : st.compute_rest) += end - began[i];
+      if (side_collective(role.ops[i])) {
+        --(per_micro_batch(role.ops[i].phase) ? mb_in_flight : rest_in_flight);
+        pace();
+      }
       walker.finished(i, began[i], end);
       st.end = std::max(st.end, end);
       if (role.ops[i].stream == Stream::compute && per_micro_batch(role.ops[i].phase))
         st.split = std::max(st.split, end);
     }
     // Seed 003 §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
-    const double per_mb = (st.split + st.p2p) / static_cast<double>(m1);
-    const double time = scale * st.split + (st.end - st.split);
+    const double per_mb = (st.split - extra_rest + st.p2p) / static_cast<double>(m1);
+    const double time = scale * (st.split - extra_rest) + extra_rest + (st.end - st.split);
+    st.compute_mb -= extra_rest;
+    st.compute_rest += extra_rest;
     if (time > slowest) {
       slowest = time;
       per_mb_slowest = per_mb;

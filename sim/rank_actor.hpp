@@ -104,9 +104,10 @@ class RankActor {
   void message_phase(int s, const workloads::Op& op, int channel, int64_t peer_rank);
   // The transfers of stream s's step or message ended: tell the phase's other members, then go on.
   void transfers_done(int s);
-  // Communication driven by the compute core (profile compute_slowdown_communicating): while a
-  // collective of this rank is in flight on another stream, its compute op runs that much slower (the
-  // polls between GEMM slices, the slices themselves). Called when a collective starts or ends.
+  // A collective beside the compute (profile compute_slowdown_communicating): while a collective of
+  // this rank is in flight on another stream, its compute op runs that much slower (a GPU's collective
+  // kernel on the same compute units and HBM; a CPU's polls between GEMM slices). Called when a
+  // collective starts or ends.
   void compute_pace();
 
   // --- Events and results

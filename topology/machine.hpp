@@ -117,10 +117,12 @@ struct ProfileSpec {
   // Measured seconds of individual GEMM shapes (`calibrate micro --workload`), by dtype, then by
   // (m, n, k, batch, trans_a, trans_b); the curve above prices the shapes not measured.
   std::map<std::string, std::map<std::array<int64_t, 6>, double>> gemm_seconds;
-  // Communication driven by the compute cores themselves (MPI on CPU ranks), set by a calibrated
-  // profile (`calibrate micro` times GEMMs with collectives in flight); 0 for GPUs, whose copy engines
-  // and NCCL kernels leave the GEMMs alone. The fraction of the compute core's speed lost while a
-  // collective of the rank is in flight (polls between slices of its work, the slices, the copies):
+  // The fraction of the compute stream's speed lost while a collective of the rank is in flight on
+  // another stream. On a GPU the collective is a kernel too (NCCL and RCCL run one thread block per
+  // channel on the compute units the GEMMs would use, and read and write the same HBM): a machine file's
+  // profile.compute_while_communicating.slowdown, sourced there. On CPU ranks (MPI) the compute cores
+  // drive the communication themselves (polls between slices of their work, the copies): a calibrated
+  // profile (`calibrate micro` times GEMMs with collectives in flight) sets it.
   double compute_slowdown_communicating = 0;
   // and what a collective's step costs more while its rank computes (MPI moves a transfer only when
   // the compute thread polls).

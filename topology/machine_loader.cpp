@@ -385,6 +385,12 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
     annotations(d);
     d.finish();
   }
+  if (r.has("compute_while_communicating")) {
+    JsonReader c = r.object("compute_while_communicating");
+    p.compute_slowdown_communicating = c.number("slowdown", std::nullopt, 0, 0.95);
+    annotations(c);
+    c.finish();
+  }
   JsonReader g = r.object("gemm");
   for (const auto& dtype : kDtypes) {
     if (!g.has(dtype)) continue;

@@ -103,6 +103,9 @@ void profile(std::ostringstream& o, const Machine& m) {
   const auto& d = m.node.device;
   o << "\nprofile: library " << m.profile.library << ", launch overhead " << m.profile.launch_overhead * 1e6 << " us";
   if (m.profile.collective_step > 0) o << ", " << m.profile.collective_step * 1e6 << " us per collective step";
+  if (m.profile.compute_slowdown_communicating > 0)
+    o << ", compute " << m.profile.compute_slowdown_communicating * 100
+      << " % slower while a collective runs beside it";
   o << "\n";
   if (const auto& n = m.profile.nccl)
     o << "  NCCL: tuning tables of v" << n->tuning << " (protocol and latency of each ring and tree"

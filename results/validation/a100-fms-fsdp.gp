@@ -4,17 +4,17 @@ set title 'a100-fms-fsdp: Llama 2 7B to 70B pre-training with PyTorch FSDP1 (IBM
 set key top left
 set grid
 $data << EOD
-3760 3760 3760 3760 3895.55
-1700 1700 1700 1700 2054.09
-772 772 772 772 677.767
-380 380 380 380 337.411
-1800 1800 1800 1800 1822.34
-700 700 700 700 667.14
-370 370 370 370 333.998
+3760 3760 3760 3760 3753.83
+1700 1700 1700 1700 1894.48
+772 772 772 772 673.375
+380 380 380 380 333.615
+1800 1800 1800 1800 1740.43
+700 700 700 700 638.579
+370 370 370 370 319.139
 EOD
 set logscale xy
-set xrange [222.665:4479.89]
-set yrange [222.665:4479.89]
+set xrange [212.759:4324]
+set yrange [212.759:4324]
 set size square
 set xlabel 'published tokens_per_s_per_gpu' noenhanced
 set ylabel 'predicted tokens_per_s_per_gpu' noenhanced

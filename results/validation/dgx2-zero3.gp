@@ -4,15 +4,15 @@ set title 'dgx2-zero3: DeepSpeed ZeRO-3 (the baseline of ZeRO++) on 384 V100 GPU
 set key top left
 set grid
 $data << EOD
-14 14 14 14 15.1125
-26 26 26 26 26.9981
-37 37 37 37 40.6327
-25 25 25 25 37.3492
-40 40 40 40 47.1285
-47 47 47 47 47.8275
+14 14 14 14 14.8633
+26 26 26 26 26.5998
+37 37 37 37 38.9354
+25 25 25 25 36.4077
+40 40 40 40 44.4228
+47 47 47 47 45.9854
 EOD
-set xrange [0:55.0017]
-set yrange [0:55.0017]
+set xrange [0:54.05]
+set yrange [0:54.05]
 set size square
 set xlabel 'published tflops_per_gpu' noenhanced
 set ylabel 'predicted tflops_per_gpu' noenhanced

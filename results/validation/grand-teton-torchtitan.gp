@@ -4,13 +4,13 @@ set title 'grand-teton-torchtitan: Llama 3.1 8B pre-training with TorchTitan''s 
 set key top left
 set grid
 $data << EOD
-5762 5762 5762 5762 5766.14
-6667 6667 6667 6667 6955.62
-5605 5605 5605 5605 5853.15
-6514 6514 6514 6514 7082.63
+5762 5762 5762 5762 5760.89
+6667 6667 6667 6667 6938.7
+5605 5605 5605 5605 5833.25
+6514 6514 6514 6514 7043.96
 EOD
-set xrange [0:8145.03]
-set yrange [0:8145.03]
+set xrange [0:8100.55]
+set yrange [0:8100.55]
 set size square
 set xlabel 'published tokens_per_s_per_gpu' noenhanced
 set ylabel 'predicted tokens_per_s_per_gpu' noenhanced

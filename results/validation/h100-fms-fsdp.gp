@@ -4,14 +4,14 @@ set title 'h100-fms-fsdp: Llama 2 7B to 70B pre-training with PyTorch FSDP1 (IBM
 set key top left
 set grid
 $data << EOD
-7500 7500 7500 7500 9606.26
-3800 3800 3800 3800 4621.03
-1550 1550 1550 1550 1760.97
-800 800 800 800 898.643
+7500 7500 7500 7500 9141.86
+3800 3800 3800 3800 4346.56
+1550 1550 1550 1550 1658.45
+800 800 800 800 843.436
 EOD
 set logscale xy
-set xrange [533.333:11047.2]
-set yrange [533.333:11047.2]
+set xrange [533.333:10513.1]
+set yrange [533.333:10513.1]
 set size square
 set xlabel 'published tokens_per_s_per_gpu' noenhanced
 set ylabel 'predicted tokens_per_s_per_gpu' noenhanced

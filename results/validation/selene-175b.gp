@@ -4,10 +4,10 @@ set title 'selene-175b: GPT-3 175B on 1,024 A100 GPUs of Selene, TFLOP/s per GPU
 set key top left
 set grid
 $data << EOD
-140 140 140 140 150.892
+140 140 140 140 149.607
 EOD
-set xrange [0:173.525]
-set yrange [0:173.525]
+set xrange [0:172.048]
+set yrange [0:172.048]
 set size square
 set xlabel 'published tflops_per_gpu' noenhanced
 set ylabel 'predicted tflops_per_gpu' noenhanced

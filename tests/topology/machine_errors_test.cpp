@@ -277,6 +277,12 @@ TEST(MachineErrors, ValuesOutOfRange) {
   d["profile"]["gemm"]["bf16"]["half_gflop"] = 20;  // the size curve the shape model replaced
   EXPECT_TRUE(rejects(d, "profile.gemm.bf16.half_gflop", "replaced by the GEMM shape model"));
   d = base();
+  d["profile"]["compute_while_communicating"] = {{"slowdown", 1.2}};  // the compute would stop
+  EXPECT_TRUE(rejects(d, "profile.compute_while_communicating.slowdown", "= 1.2 is out of range"));
+  d = base();
+  d["profile"]["compute_while_communicating"] = json::object();
+  EXPECT_TRUE(rejects(d, "profile.compute_while_communicating.slowdown", "missing"));
+  d = base();
   d["node"]["device"]["compute_units"] = 0;
   EXPECT_TRUE(rejects(d, "node.device.compute_units", "= 0 is out of range"));
   d = base();

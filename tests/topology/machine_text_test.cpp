@@ -29,8 +29,10 @@ TEST(MachineText, AMachineShowsItsNodePathsNetworkAndProfile) {
   EXPECT_NE(text.find("\nnetwork: dragonfly: 74 groups × 32 switches (128 nodes per group"), std::string::npos);
   EXPECT_NE(text.find("\n  first to last device: 25 GB/s, 3.15 us, 4 switch(es), 1 global hop(s)\n"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("\nprofile: library rccl, launch overhead 10 us, 39 us per collective step\n"),
-            std::string::npos);
+  EXPECT_NE(text.find("\nprofile: library rccl, launch overhead 10 us, 39 us per collective step, compute 15.9 % "
+                      "slower while a collective runs beside it\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("square GEMMs (kernel only): 1024^3 32% 4096^3 59% 16384^3 64% of peak\n"), std::string::npos);
   EXPECT_NE(text.find("\nsources:\n  - OLCF Frontier User Guide"), std::string::npos);
 
