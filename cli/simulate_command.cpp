@@ -139,7 +139,7 @@ Action add_simulate_command(CLI::App& app) {
       "with --fidelity fast or auto (implies fast): one actor per node of a data-parallel replica, "
       "standing for that node in every replica (its phases carry all their ranks' transfers), and "
       "collectives inside a node timed analytically, where the program allows; the default above "
-      "512 ranks (within 0.6-2.0% of one actor per rank in our measurements, up to 8,192 ranks; see sim/README.md)");
+      "512 ranks (within 0.4-1.5% of one actor per rank in our measurements, up to 2,048 ranks; see sim/README.md)");
   return [a]() -> int {
     // Outputs are checked before the work: a typo in a path must not cost a simulation.
     if (!a->trace.empty()) check_output_file(a->trace, "--trace");
