@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 
@@ -41,6 +42,62 @@ struct StageTimes {
     double count = 0, bytes = 0, seconds = 0, exposed = 0;
   };
   std::map<std::pair<int, workloads::AxisMask>, std::array<Collective, 2>> collectives;  // [0] rest, [1] per mb
+};
+
+// The compute stream's running op, slowed while a collective of the rank is in flight on another stream
+// (the collective's kernel takes compute units and memory bandwidth: ProfileSpec
+// compute_slowdown_communicating), as the engine's RankActor::compute_pace paces it: its end moves
+// whenever a collective starts or ends. The lowered micro-batches stand for m (the estimate scales
+// them), but a collective outside them (the gradient synchronisation overlapping the last backward)
+// slows their compute once: what it costs them is kept apart, not to be scaled.
+class ComputePacer {
+ public:
+  explicit ComputePacer(double slowdown) : slowdown_(std::min(slowdown, 0.95)) {}
+  bool on() const { return slowdown_ > 0; }
+  // Compute op `op`, `seconds` long at full speed, starts now: its end.
+  double start(uint32_t op, double now, double seconds, bool micro_batch) {
+    op_ = op;
+    left_ = seconds;
+    mark_ = now;
+    micro_batch_ = micro_batch;
+    set_rate();
+    return now + left_ / rate_;
+  }
+  // A collective of a micro-batch's phases (or another) starts (+1) or ends (-1) now: the paced op and
+  // its new end, if one runs.
+  std::optional<std::pair<uint32_t, double>> collective(double now, bool micro_batch, int change) {
+    (micro_batch ? in_micro_batch_ : outside_) += change;
+    if (op_ < 0) return std::nullopt;
+    settle(now);
+    set_rate();
+    return std::make_pair(static_cast<uint32_t>(op_), now + left_ / rate_);
+  }
+  // Op `op` ended now.
+  void finished(uint32_t op, double now) {
+    if (static_cast<int64_t>(op) != op_) return;
+    settle(now);
+    op_ = -1;
+  }
+  // What collectives outside the micro-batches added to the micro-batches' compute.
+  double extra_outside() const { return extra_outside_; }
+
+ private:
+  void settle(double now) {
+    const double elapsed = now - mark_;
+    left_ = std::max(0.0, left_ - elapsed * rate_);
+    if (outside_only_ && micro_batch_) extra_outside_ += elapsed * (1 - rate_);
+    mark_ = now;
+  }
+  void set_rate() {
+    rate_ = in_micro_batch_ + outside_ > 0 ? 1 - slowdown_ : 1.0;
+    outside_only_ = in_micro_batch_ == 0 && outside_ > 0;
+  }
+
+  double slowdown_;
+  int64_t op_ = -1;
+  double left_ = 0, mark_ = 0, rate_ = 1, extra_outside_ = 0;
+  bool micro_batch_ = false, outside_only_ = false;
+  int in_micro_batch_ = 0, outside_ = 0;
 };
 
 }  // namespace
@@ -107,33 +164,11 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
     std::vector<double> began(role.ops.size(), 0), ends(role.ops.size(), 0);
     std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> running;
     double now = 0;
-    // The compute stream's op runs slower while a collective of the rank is in flight on another
-    // stream (the collective's kernel takes compute units and memory bandwidth: ProfileSpec
-    // compute_slowdown_communicating), as the engine's RankActor::compute_pace paces it; its end
-    // moves when a collective starts or ends, and the queue's stale end is skipped.
-    const double slowdown = std::min(machine.profile.compute_slowdown_communicating, 0.95);
-    int64_t pacing = -1;  // the compute stream's running compute op
-    double left = 0, mark = 0, rate = 1;
-    int mb_in_flight = 0, rest_in_flight = 0;  // collectives of a micro-batch's phases, and the others
-    // The lowered micro-batches stand for m (scale), but a collective outside them (the gradient
-    // synchronisation overlapping the last backward) slows their compute once: what it costs them is
-    // kept apart and not scaled.
-    bool paced_mb = false, rest_only = false;
-    double extra_rest = 0;
-    const auto settle = [&] {  // the paced op's work up to now
-      const double elapsed = now - mark;
-      left = std::max(0.0, left - elapsed * rate);
-      if (rest_only && paced_mb) extra_rest += elapsed * (1 - rate);
-      mark = now;
-    };
-    const auto pace = [&] {
-      if (slowdown <= 0 || pacing < 0) return;
-      settle();
-      rate = mb_in_flight + rest_in_flight > 0 ? 1 - slowdown : 1.0;
-      rest_only = mb_in_flight == 0 && rest_in_flight > 0;
-      const auto i = static_cast<uint32_t>(pacing);
-      ends[i] = now + left / rate;
-      running.emplace(ends[i], i);
+    ComputePacer pacer(machine.profile.compute_slowdown_communicating);
+    const auto moved = [&](std::optional<std::pair<uint32_t, double>> end) {
+      if (!end) return;
+      ends[end->first] = end->second;
+      running.emplace(end->second, end->first);
     };
     const auto side_collective = [&](const Op& op) {
       return workloads::is_collective(op.kind) && op.stream != Stream::compute;
@@ -167,19 +202,10 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       }
       began[i] = now;
       ends[i] = now + seconds;
+      if (pacer.on() && op.stream == Stream::compute && workloads::is_compute(op.kind) && seconds > 0)
+        ends[i] = pacer.start(i, now, seconds, mb);
       running.emplace(ends[i], i);
-      if (side_collective(op)) {
-        ++(mb ? mb_in_flight : rest_in_flight);
-        pace();
-      } else if (slowdown > 0 && op.stream == Stream::compute && workloads::is_compute(op.kind) && seconds > 0) {
-        pacing = i;
-        left = seconds;
-        mark = now;
-        rate = 1;
-        paced_mb = mb;
-        rest_only = false;
-        pace();
-      }
+      if (side_collective(op)) moved(pacer.collective(now, mb, +1));
     };
     while (!walker.finished()) {
       walker.start_ready(workloads::kStreamOrder, start);
@@ -188,26 +214,21 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       if (end != ends[i]) continue;  // an end the pace moved, or a second entry of an op done
       ends[i] = -1;
       now = end;
-      if (static_cast<int64_t>(i) == pacing) {
-        settle();
-        pacing = -1;
-      }
+      pacer.finished(i, now);
       if (role.ops[i].stream == Stream::compute && workloads::is_compute(role.ops[i].kind))
         (per_micro_batch(role.ops[i].phase) ? st.compute_mb : st.compute_rest) += end - began[i];
-      if (side_collective(role.ops[i])) {
-        --(per_micro_batch(role.ops[i].phase) ? mb_in_flight : rest_in_flight);
-        pace();
-      }
+      if (side_collective(role.ops[i])) moved(pacer.collective(now, per_micro_batch(role.ops[i].phase), -1));
       walker.finished(i, began[i], end);
       st.end = std::max(st.end, end);
       if (role.ops[i].stream == Stream::compute && per_micro_batch(role.ops[i].phase))
         st.split = std::max(st.split, end);
     }
     // Seed 003 §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
-    const double per_mb = (st.split - extra_rest + st.p2p) / static_cast<double>(m1);
-    const double time = scale * (st.split - extra_rest) + extra_rest + (st.end - st.split);
-    st.compute_mb -= extra_rest;
-    st.compute_rest += extra_rest;
+    const double extra = pacer.extra_outside();
+    const double per_mb = (st.split - extra + st.p2p) / static_cast<double>(m1);
+    const double time = scale * (st.split - extra) + extra + (st.end - st.split);
+    st.compute_mb -= extra;
+    st.compute_rest += extra;
     if (time > slowest) {
       slowest = time;
       per_mb_slowest = per_mb;
