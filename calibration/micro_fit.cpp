@@ -7,6 +7,7 @@
 #include "calibration/fit.hpp"
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro_plan.hpp"
+#include "topology/machine.hpp"
 
 namespace paratwin::calibration {
 
@@ -189,7 +190,7 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
       su += sums.first;
       sr += sums.second;
     }
-    fit["compute_slowdown_communicating"] = std::clamp(xy / xx, 0.0, 0.95);
+    fit["compute_slowdown_communicating"] = std::clamp(xy / xx, 0.0, topology::kMaxComputeSlowdown);
     fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
   }
   if (fastest > 0) {

@@ -84,7 +84,7 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
     }
     if (fit.has("compute_slowdown_communicating"))
       machine.profile.compute_slowdown_communicating =
-          fit.number("compute_slowdown_communicating", std::nullopt, 0, 0.95);
+          fit.number("compute_slowdown_communicating", std::nullopt, 0, topology::kMaxComputeSlowdown);
     if (fit.has("overlapped_step_extra_us"))
       machine.profile.overlapped_step_extra = fit.number("overlapped_step_extra_us", std::nullopt, 0, 1e6) * 1e-6;
     for (auto& c : fit.objects("collective_costs")) {

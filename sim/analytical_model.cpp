@@ -52,7 +52,7 @@ struct StageTimes {
 // slows their compute once: what it costs them is kept apart, not to be scaled.
 class ComputePacer {
  public:
-  explicit ComputePacer(double slowdown) : slowdown_(std::min(slowdown, 0.95)) {}
+  explicit ComputePacer(double slowdown) : slowdown_(slowdown) {}
   bool on() const { return slowdown_ > 0; }
   // Compute op `op`, `seconds` long at full speed, starts now: its end.
   double start(uint32_t op, double now, double seconds, bool micro_batch) {

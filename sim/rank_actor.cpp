@@ -336,7 +336,7 @@ void RankActor::compute_pace() {
     if (s != static_cast<int>(Stream::compute) && flights_[s].active &&
         workloads::is_collective(role_.ops[flights_[s].op].kind))
       communicating = true;
-  compute_rate_ = communicating ? 1 - std::min(slowdown, 0.95) : 1.0;
+  compute_rate_ = communicating ? 1 - slowdown : 1.0;
   c.wake = now + compute_left_ / compute_rate_;
 }
 

@@ -106,6 +106,9 @@ struct NetworkSpec {
   std::string note;  // approximations, stated
 };
 
+// The most of its speed a compute stream may lose beside a collective: at 1 it would never finish.
+inline constexpr double kMaxComputeSlowdown = 0.95;
+
 struct ProfileSpec {
   std::string library = "nccl";  // nccl, rccl, cray-mpich, pccl, mpi
   double launch_overhead = 0;    // seconds per kernel or call
@@ -123,7 +126,7 @@ struct ProfileSpec {
   // profile.compute_while_communicating.slowdown, sourced there. On CPU ranks (MPI) the compute cores
   // drive the communication themselves (polls between slices of their work, the copies): a calibrated
   // profile (`calibrate micro` times GEMMs with collectives in flight) sets it.
-  double compute_slowdown_communicating = 0;
+  double compute_slowdown_communicating = 0;  // [0, kMaxComputeSlowdown]
   // and what a collective's step costs more while its rank computes (MPI moves a transfer only when
   // the compute thread polls).
   double overlapped_step_extra = 0;

@@ -387,7 +387,7 @@ ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   }
   if (r.has("compute_while_communicating")) {
     JsonReader c = r.object("compute_while_communicating");
-    p.compute_slowdown_communicating = c.number("slowdown", std::nullopt, 0, 0.95);
+    p.compute_slowdown_communicating = c.number("slowdown", std::nullopt, 0, kMaxComputeSlowdown);
     annotations(c);
     c.finish();
   }

@@ -2,6 +2,7 @@
 // One kind of collective over one group of a workload on a slice of Perlmutter, in the SimGrid engine
 // (a forked child per simulation) or the analytical model: the iteration, and the collectives' time and
 // exposed part per rank. For tests that compare a workload with and without an overlap.
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "sim/analytical_model.hpp"
@@ -11,6 +12,18 @@
 #include "workloads/lower.hpp"
 
 namespace paratwin::test {
+
+// 8 layers on the 4 GPUs of a Perlmutter node, pure data parallelism, 4 micro-batches per replica,
+// gradients in 25 MB buckets, with or without overlap_gradient_sync.
+inline workloads::Workload data_parallel(bool overlap) {
+  nlohmann::json j = {{"name", "dp-overlap"},
+                      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 2048}, {"vocab", 8192}}},
+                      {"training", {{"global_batch", 32}, {"micro_batch", 2}, {"checkpointing", "none"}}},
+                      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}}},
+                      {"optimizations", {{"overlap_gradient_sync", overlap}}},
+                      {"framework", {{"profile", "generic"}, {"gradient_bucket_bytes", 25e6}}}};
+  return workloads::parse_workload(j, "");
+}
 
 struct CollectiveTiming {
   double iteration = 0, total = 0, exposed = 0;

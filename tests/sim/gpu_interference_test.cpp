@@ -11,6 +11,7 @@
 
 #include "sim/analytical_model.hpp"
 #include "sim/engine.hpp"
+#include "tests/sim/collective_timing.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
@@ -87,19 +88,9 @@ TEST(GpuInterference, OverlappedCollectivesSlowTheComputeInBothModels) {
 // analytical model lowers one micro-batch and scales it to four, but the synchronisation slows only
 // the last one's compute, as the engine, which runs all four, finds.
 TEST(GpuInterference, TheGradientSynchronisationSlowsOnlyTheLastMicroBatch) {
-  nlohmann::json j = {{"name", "dp-overlap"},
-                      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 2048}, {"vocab", 8192}}},
-                      {"training", {{"global_batch", 32}, {"micro_batch", 2}, {"checkpointing", "none"}}},
-                      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}}},
-                      {"optimizations", {{"overlap_gradient_sync", true}}},
-                      {"framework", {{"profile", "generic"}, {"gradient_bucket_bytes", 25e6}}}};
-  const auto w = pw::parse_workload(j, "");
-  const pt::Topology topology(pt::resolve_machine("perlmutter").slice(1));
-  ps::AnalyticalModel model(topology);
-  const double analytical = model.estimate(w).iteration;
-  const auto program = pw::lower(w);
-  const auto simulated = paratwin::test::run_simulation(
-      [&] { return std::vector<double>{ps::simulate(program, topology, {}).iteration_time}; });
-  ASSERT_EQ(simulated.size(), 1u);
-  EXPECT_NEAR(analytical / simulated[0], 1.0, 0.005);
+  const auto w = paratwin::test::data_parallel(true);
+  const auto analytical = paratwin::test::collective_timing(false, w, pw::OpKind::all_reduce, "data", 1);
+  const auto simulated = paratwin::test::collective_timing(true, w, pw::OpKind::all_reduce, "data", 1);
+  ASSERT_GT(simulated.iteration, 0);
+  EXPECT_NEAR(analytical.iteration / simulated.iteration, 1.0, 0.005);
 }

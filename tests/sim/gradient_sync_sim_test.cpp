@@ -14,21 +14,11 @@ namespace pw = paratwin::workloads;
 namespace {
 
 using paratwin::test::CollectiveTiming;
+using paratwin::test::data_parallel;
 
 // The iteration and the data-parallel all-reduce, on one Perlmutter node.
 CollectiveTiming timing(bool simgrid, const pw::Workload& w) {
   return paratwin::test::collective_timing(simgrid, w, pw::OpKind::all_reduce, "data", 1);
-}
-
-// 8 layers on the 4 GPUs of a Perlmutter node, pure data parallelism, 4 micro-batches per replica.
-pw::Workload data_parallel(bool overlap) {
-  nlohmann::json j = {{"name", "dp-overlap"},
-                      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 2048}, {"vocab", 8192}}},
-                      {"training", {{"global_batch", 32}, {"micro_batch", 2}, {"checkpointing", "none"}}},
-                      {"parallelism", {{"data", {{"size", 4}}}, {"tensor", {{"mode", "none"}}}}},
-                      {"optimizations", {{"overlap_gradient_sync", overlap}}},
-                      {"framework", {{"profile", "generic"}, {"gradient_bucket_bytes", 25e6}}}};
-  return pw::parse_workload(j, "");
 }
 
 // Two pipeline stages on two GPUs, 8 micro-batches, with the given engine.
