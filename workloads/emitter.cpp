@@ -20,6 +20,7 @@ Ctx::Ctx(const Workload& wl, const Grid& g) : w(wl), grid(g) {
   // (Megatron-Core's data-parallel group with context parallelism).
   dp_dense = data | expert | context;
   dp_expert = data | context;
+  expert_group = w.parallel.experts_folded() ? expert | tensor : expert;
   shard_dense = dp_dense & ~replica;
   shard_expert = dp_expert & ~replica;
 }

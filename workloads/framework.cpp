@@ -99,6 +99,8 @@ class MechanismReader {
     field(r, "optimizer_bytes_per_param", "optimizer_bytes_per_param", [&](JsonReader& v, const std::string& k) {
       f_.optimizer_bytes_per_param = v.number(k, std::nullopt, 0, 1e4);
     });
+    field(r, "loss_logit_bytes", "loss_logit_bytes",
+          [&](JsonReader& v, const std::string& k) { f_.loss_logit_bytes = v.number(k, std::nullopt, 0, 64); });
     field(r, "gradient_bucket_bytes", "gradient_bucket_bytes",
           [&](JsonReader& v, const std::string& k) { f_.gradient_bucket_bytes = v.number(k, std::nullopt, 0, 1e12); });
     field(r, "gradient_buckets_first_stage_only", "gradient_buckets_first_stage_only",
@@ -264,6 +266,7 @@ nlohmann::json to_json(const Framework& f) {
           {"elementwise_efficiency", f.elementwise_efficiency},
           {"optimizer_efficiency", f.optimizer_efficiency},
           {"optimizer_bytes_per_param", f.optimizer_bytes_per_param},
+          {"loss_logit_bytes", f.loss_logit_bytes},
           {"gradient_bucket_bytes", f.gradient_bucket_bytes},
           {"gradient_buckets_first_stage_only", f.gradient_buckets_first_stage_only},
           {"elementwise_traffic", traffic_json(f.elementwise_traffic)},

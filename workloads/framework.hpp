@@ -135,6 +135,11 @@ struct Framework {
   // passes than one fused Adam (e.g. Megatron-LM's fp16 optimizer: grad copy, unscale, norm, Adam,
   // parameter copy); 0: the fused Adam's own traffic (workloads/arithmetic.hpp).
   double optimizer_bytes_per_param = 0;
+  // Bytes per logit (the last stage's micro-batch tokens times its share of the vocabulary) live at
+  // the loss's peak. Megatron-LM's vocab-parallel cross entropy copies the 16-bit logits to fp32
+  // while they are alive and computes the softmax and its gradient in place in that copy
+  // (megatron/core/tensor_parallel/cross_entropy.py, calculate_logits_max: .float()): 2 + 4.
+  double loss_logit_bytes = 6;
   // Gradient reduction without sharding (and ZeRO-1/2): bytes of gradients per bucket, reduced as one
   // collective when its last gradient is ready (torch DDP bucket_cap_mb, Megatron-LM's DDP buckets,
   // DeepSpeed's reduce_bucket_size). 0: one collective per parameter block of a layer.

@@ -727,9 +727,21 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (cp > 1 && cp_comm != "p2p" && cp_comm != "a2a" && cp_comm != "allgather")
     inexpressible.push_back(r.find("--cp-comm-type")->text() + " (p2p, a2a and allgather are modelled)");
   const int64_t ep = r.integer("--expert-model-parallel-size", 1);
-  if (r.has("--expert-tensor-parallel-size") && r.integer("--expert-tensor-parallel-size", 1) != tp)
+  // --expert-tensor-parallel-size: the tensor size (TED, Megatron-LM's default) or 1 (experts whole,
+  // the expert-parallel group folded over the tensor ranks: paratwin's expert axis is then EP / TP).
+  const int64_t etp = r.integer("--expert-tensor-parallel-size", tp);
+  const bool folded = etp == 1 && tp > 1;
+  if (etp != tp && !folded)
     inexpressible.push_back(r.find("--expert-tensor-parallel-size")->text() +
-                            " (experts are split over the tensor group of size " + n(tp) + ")");
+                            " (experts are split over the whole tensor group of size " + n(tp) + " or not at all: 1)");
+  if (folded && ep % tp != 0)
+    inexpressible.push_back("--expert-model-parallel-size " + n(ep) +
+                            " with --expert-tensor-parallel-size 1: paratwin folds whole tensor groups into the "
+                            "expert-parallel group, so it must be a multiple of --tensor-model-parallel-size " +
+                            n(tp));
+  if (folded && cp > 1)
+    inexpressible.push_back("--expert-tensor-parallel-size 1 with --context-parallel-size " + n(cp) +
+                            " (the expert group folded over context ranks is not modelled)");
   const WorldSize world = world_size(s, o);
   const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp) +
                             (cp > 1 ? " × --context-parallel-size " + n(cp) : "");
@@ -747,15 +759,21 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (ep > 1 && experts == 0)
     throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " needs --num-experts");
   MoeConfig moe;
+  std::string dispatcher = "alltoall";
   if (experts > 0) {
     if (experts < 2) throw WorkloadError("--num-experts", "= 1 is not a mixture of experts (paratwin needs 2 or more)");
-    if (dp % ep != 0)
+    if (dp % ep != 0 && !folded)
       throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " does not divide the data-parallel size " +
                                                               n(dp) + " (world " + n(world.ranks) + " = " +
                                                               world.source + ", / (" + tp_pp + "))" +
                                                               (o.world_size > 0 ? ""
                                                                                 : ": give the run's size with "
                                                                                   "paratwin's --world-size N"));
+    if (folded && ep % tp == 0 && dp % (ep / tp) != 0)
+      throw WorkloadError("--expert-model-parallel-size",
+                          "= " + n(ep) +
+                              " with --expert-tensor-parallel-size 1 does not divide --tensor-model-parallel-size " +
+                              n(tp) + " × the data-parallel size " + n(dp));
     if (experts % ep != 0)
       throw WorkloadError("--num-experts",
                           "= " + n(experts) + " is not divisible by --expert-model-parallel-size " + n(ep));
@@ -801,11 +819,10 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
         moe.ffn_hidden = moe_ffn;  // fine-grained experts beside dense layers
     }
     moe.shared_ffn = r.integer("--moe-shared-expert-intermediate-size", 0, 1);
-    const std::string dispatcher = r.word("--moe-token-dispatcher-type", "allgather");
-    if (ep > 1 && dispatcher != "alltoall")
+    dispatcher = r.word("--moe-token-dispatcher-type", "allgather");
+    if (dispatcher != "alltoall" && dispatcher != "allgather")
       inexpressible.push_back("--moe-token-dispatcher-type " + dispatcher +
-                              (r.has("--moe-token-dispatcher-type") ? "" : " (Megatron-LM's default)") +
-                              " (paratwin models all-to-all token dispatch: --moe-token-dispatcher-type alltoall)");
+                              " (paratwin models the alltoall and allgather dispatchers)");
   }
 
   // Pipeline: layers split evenly, or Megatron-Core's uneven splits (the first/last stage's layers, or
@@ -826,7 +843,9 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (!uneven && slots % pp != 0)
     throw WorkloadError("--num-layers",
                         "= " + n(layers) + counted + " is not divisible by --pipeline-model-parallel-size " + n(pp));
-  Grid g{tp, pp, 1, dp / (experts > 0 ? ep : 1), experts > 0 ? ep : 1, false};
+  // Folded experts span the tensor ranks: of Megatron-LM's EP, EP / TP ranks come out of the data axis.
+  const int64_t expert_axis = experts > 0 ? (folded ? std::max<int64_t>(1, ep / tp) : ep) : 1;
+  Grid g{tp, pp, 1, dp / expert_axis, expert_axis, false};
   if (r.has("--num-layers-per-virtual-pipeline-stage") && r.has("--num-virtual-stages-per-pipeline-rank"))
     throw WorkloadError("--num-layers-per-virtual-pipeline-stage",
                         "and --num-virtual-stages-per-pipeline-rank exclude each other (as in Megatron-LM)");
@@ -1075,7 +1094,11 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (last_layers > 0) p["pipeline"]["last_stage_layers"] = last_layers;
   if (embedding_counted) p["pipeline"]["embedding_in_split"] = true;
   if (loss_counted) p["pipeline"]["loss_in_split"] = true;
-  if (moe.enabled()) p["expert"] = {{"size", g.expert}};
+  if (moe.enabled()) {
+    p["expert"] = {{"size", g.expert}};
+    if (folded) p["expert"]["tensor"] = 1;
+    if (dispatcher == "allgather") p["expert"]["dispatcher"] = "all_gather";
+  }
   if (cp > 1)
     p["context"] = {{"size", cp},
                     {"comm", cp_comm == "a2a"         ? "all_to_all"

@@ -492,7 +492,14 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     const double linear = shard(dense - embeddings, gd, zero >= 3) + shard(expert, ge, zero >= 3);
     m.weights += t.fp8_param_gather ? 0.0 : 2.0 * linear;
   }
-  m.gradients = half * (shard(dense, gd, zero >= 2) + shard(expert, ge, zero >= 2));
+  // Below ZeRO-3 the gradients live in the buffer the data-parallel group reduces, in its dtype:
+  // Megatron-LM's main_grad buffer is fp32 under --bf16 (accumulate_allreduce_grads_in_fp32), so its
+  // model state is 2 + 4 + 12/d bytes per parameter with the distributed optimizer (docs/source/
+  // api-guide/dist_optimizer.md; theoretical_memory_usage.py's 6 + 12/d). Under ZeRO-3 the fp32
+  // master shard is the parameter and the gradient shard is counted beside it (16/d in all).
+  const bool reduced_wider = zero < 3 && !t.fp32_gradient_copy && bytes_of(t.gradient_reduce()) > half;
+  const double gradient_bytes = reduced_wider ? bytes_of(t.gradient_reduce()) : half;
+  m.gradients = gradient_bytes * (shard(dense, gd, zero >= 2) + shard(expert, ge, zero >= 2));
   if (zero == 2) {
     // ZeRO-2 keeps its gradient shards plus the bucket of full gradients being filled and reduced
     // (DeepSpeed stage_1_and_2.py: the IPG buffer of reduce_bucket_size elements, v0.16.3); without a
@@ -547,7 +554,12 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
                        layer_activations(c.w, c.w.model.is_moe_layer(l), recomputing[static_cast<size_t>(l)]).working);
     comm = std::max(comm, layers.comm_stash_bytes(l));
   }
-  m.activations = peak + working;
+  // The loss's transient on the last stage: beyond the 4 bytes per logit the stash keeps, the stack's
+  // cross entropy holds more copies while it runs (Framework::loss_logit_bytes); it is live when no
+  // layer's working set is.
+  if (role.stage == stages - 1)
+    m.loss_transient = std::max(0.0, c.w.framework.loss_logit_bytes - 4.0) * layers.logits_bytes() / 4.0;
+  m.activations = peak + std::max(working, m.loss_transient);
   m.comm_stash = comm;
   return m;
 }

@@ -19,6 +19,9 @@ struct Ctx {
   AxisMask tensor = 0, x = 0, y = 0, z = 0, col = 0, row = 0, expert = 0, pipe = 0, data = 0, context = 0;
   AxisMask dp_dense = 0;   // gradient reduction of shared parameters (data, expert for TED, context)
   AxisMask dp_expert = 0;  // gradient reduction of expert parameters
+  // The ranks the experts are spread over: the expert axis, and the tensor ranks too when each expert
+  // is whole on its rank (parallelism.expert.tensor = 1).
+  AxisMask expert_group = 0;
   // ZeRO-3's gathers and reduce-scatters: the data-parallel group, or with hybrid sharding
   // (framework.sharding.shard_group) the shard group inside it; `replica` joins the shard groups.
   AxisMask shard_dense = 0, shard_expert = 0, replica = 0;

@@ -37,9 +37,17 @@ class MegatronLowering final : public LayerLowering {
         sharding_(c.w.framework.sharding) {
     const auto& moe = c.w.model.moe;
     if (moe.enabled()) {
-      experts_local_ = moe.experts / c.size(c.expert);
+      // TED splits every expert over the tensor ranks, each of which routes all T tokens; Megatron-Core's
+      // --expert-tensor-parallel-size 1 keeps experts whole and spreads them over tensor × expert ranks,
+      // each routing the T/t tokens of its sequence-parallel shard (MoE parallel folding,
+      // megatron/core/parallel_state.py expert groups, core_r0.10+).
+      folded_ = c.w.parallel.experts_folded();
+      et_ = folded_ ? 1 : t_;
+      routed_ = folded_ ? T_ / t_ : T_;
+      all_gather_ = c.w.parallel.expert_dispatch == ExpertDispatch::all_gather;
+      experts_local_ = moe.experts / c.size(c.expert_group);
       const double k = static_cast<double>(moe.top_k);
-      const double T = static_cast<double>(T_);
+      const double T = static_cast<double>(routed_);
       // Capacity routing pads every expert to its capacity (DeepSpeed-MoE); dropless routing sends
       // k·T tokens and the busiest expert computes `imbalance` times its share.
       dispatched_ = moe.capacity_factor > 0 ? std::ceil(moe.capacity_factor * k * T) : k * T;
@@ -360,9 +368,10 @@ class MegatronLowering final : public LayerLowering {
       linear(Sub::shared, fs * h / t, h, false);
     }
     const double fe = static_cast<double>(fe_), fe1 = static_cast<double>(fe1_);
+    const double et = static_cast<double>(et_);
     for (int64_t x = 0; x < experts_local_; ++x) {
-      linear(Sub::experts, h * fe1 / t, fe1 / t, true);
-      linear(Sub::experts, fe * h / t, h, true);
+      linear(Sub::experts, h * fe1 / et, fe1 / et, true);
+      linear(Sub::experts, fe * h / et, h, true);
     }
     return out;
   }
@@ -884,66 +893,100 @@ class MegatronLowering final : public LayerLowering {
     gradients_ready(e, layer, Sub::ln2);
   }
 
-  // One expert all-to-all. DTD (seed 002 §7.3.1) first drops the copies of tokens that the tensor
-  // ranks share, sending 1/G_tensor of the tokens, then all-gathers them across the tensor group.
-  void expert_exchange(Emitter& e, bool comm, const char* a2a_name, const char* ag_name) {
+  // One exchange of the routed tokens. All-to-all: every rank sends the tokens it routed to the
+  // experts' ranks; DTD (seed 002 §7.3.1) first drops the copies of tokens that the tensor ranks share,
+  // sending 1/G_tensor of the tokens, then all-gathers them across the tensor group. All-gather
+  // (Megatron-Core MoEAllGatherTokenDispatcher, token_dispatcher.py): the dispatch gathers every
+  // rank's sequence-parallel tokens, with their routing probabilities and map, over the tensor ×
+  // expert ranks, and each rank computes those routed to its experts; the combine reduce-scatters
+  // the experts' outputs back, summing the tensor ranks' partial products on the way. `gathers`: the
+  // forward dispatch and the backward of the combine (all-gathers); the others reduce-scatter.
+  void expert_exchange(Emitter& e, bool comm, bool gathers, const char* a2a_name, const char* dtd_name,
+                       const char* dispatcher_name) {
     if (!comm) return;
-    const double bytes = dispatched_ * static_cast<double>(h_) * c_.e;
+    const double h = static_cast<double>(h_);
+    if (all_gather_) {
+      const AxisMask group = c_.expert | c_.tensor;
+      const double tokens = static_cast<double>((t_ > 1 ? T_ / t_ : T_) * c_.size(group));
+      const double E = static_cast<double>(c_.w.model.moe.experts);
+      const bool forward = e.phase != Phase::backward;
+      if (gathers) {
+        e.blocking(OpKind::all_gather, Stream::expert, group, tokens * h * c_.e, dispatcher_name);
+        // fp32 probabilities and the boolean routing map, gathered beside the tokens in forward.
+        if (forward)
+          e.blocking(OpKind::all_gather, Stream::expert, group, tokens * E * 5.0, "dispatch.probs.all_gather");
+      } else {
+        e.blocking(OpKind::reduce_scatter, Stream::expert, group, tokens * h * c_.e, dispatcher_name);
+        if (!forward)
+          e.blocking(OpKind::reduce_scatter, Stream::expert, group, tokens * E * 4.0,
+                     "dispatch.probs.bwd.reduce_scatter");
+      }
+      return;
+    }
+    const double bytes = dispatched_ * h * c_.e;
     const bool dtd = c_.w.opt.duplicate_token_dropping && t_ > 1;
-    e.blocking(OpKind::all_to_all, Stream::expert, c_.expert, dtd ? bytes / static_cast<double>(t_) : bytes, a2a_name);
-    if (dtd) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, bytes, ag_name);
+    e.blocking(OpKind::all_to_all, Stream::expert, c_.expert_group, dtd ? bytes / static_cast<double>(t_) : bytes,
+               a2a_name);
+    if (dtd) e.blocking(OpKind::all_gather, Stream::tensor, c_.tensor, bytes, dtd_name);
   }
+
+  // The experts' partial products over the tensor ranks need a reduction of their own unless the experts
+  // are whole (folded) or the all-gather dispatcher's reduce-scatter sums them.
+  bool experts_reduce_partials() const { return !folded_ && !all_gather_; }
 
   void moe_forward(Emitter& e, int32_t layer, bool comm) {
     fetch(e, layer, Sub::ln2);
     norm(e, "ln2");
     const int64_t E = c_.w.model.moe.experts;
     fetch(e, layer, Sub::router);
-    e.gemm("router", T_, E, h_);
-    e.elementwise("router.topk", 2.0 * T_ * E * 4.0, 5.0 * T_ * E);
+    e.gemm("router", routed_, E, h_);
+    e.elementwise("router.topk", 2.0 * routed_ * E * 4.0, 5.0 * routed_ * E);
     shared_forward(e, layer, comm);
-    expert_exchange(e, comm, "dispatch.all_to_all", "dispatch.all_gather");
+    expert_exchange(e, comm, true, "dispatch.all_to_all", "dispatch.all_gather", "dispatch.all_gather");
     fetch(e, layer, Sub::experts);
     const double rows_in = static_cast<double>(per_expert_ * experts_local_);
     fp8_cast(e, "expert.fc1.fp8_cast", rows_in * static_cast<double>(h_));
-    fp8_weight_cast(e, "expert.fc1.weight.fp8_cast", static_cast<double>(experts_local_ * h_ * (fe1_ / t_)));
-    lin(e, "expert.fc1", per_expert_, fe1_ / t_, h_, experts_local_);
-    activation(e, rows_in * static_cast<double>(fe_ / t_), "expert.gelu", "expert.swiglu");
-    fp8_cast(e, "expert.fc2.fp8_cast", rows_in * static_cast<double>(fe_ / t_));
-    fp8_weight_cast(e, "expert.fc2.weight.fp8_cast", static_cast<double>(experts_local_ * (fe_ / t_) * h_));
-    lin(e, "expert.fc2", per_expert_, h_, fe_ / t_, experts_local_);
-    if (comm)
+    fp8_weight_cast(e, "expert.fc1.weight.fp8_cast", static_cast<double>(experts_local_ * h_ * (fe1_ / et_)));
+    lin(e, "expert.fc1", per_expert_, fe1_ / et_, h_, experts_local_);
+    activation(e, rows_in * static_cast<double>(fe_ / et_), "expert.gelu", "expert.swiglu");
+    fp8_cast(e, "expert.fc2.fp8_cast", rows_in * static_cast<double>(fe_ / et_));
+    fp8_weight_cast(e, "expert.fc2.weight.fp8_cast", static_cast<double>(experts_local_ * (fe_ / et_) * h_));
+    lin(e, "expert.fc2", per_expert_, h_, fe_ / et_, experts_local_);
+    if (comm && experts_reduce_partials())
       e.blocking(OpKind::all_reduce, Stream::tensor, c_.tensor, computed_ * static_cast<double>(h_) * c_.e,
                  "expert.all_reduce");
-    expert_exchange(e, comm, "combine.all_to_all", "combine.all_gather");
-    e.elementwise("combine", (dispatched_ + 2.0 * static_cast<double>(T_)) * static_cast<double>(h_) * c_.e,
+    expert_exchange(e, comm, false, "combine.all_to_all", "combine.all_gather", "combine.reduce_scatter");
+    e.elementwise("combine", (dispatched_ + 2.0 * static_cast<double>(routed_)) * static_cast<double>(h_) * c_.e,
                   2 * dispatched_ * static_cast<double>(h_));
     e.elementwise("dropout_residual2", 3 * rows() * c_.e, 2 * rows());
   }
 
   void moe_backward(Emitter& e, int32_t layer) {
     e.elementwise("dropout_residual2.bwd", 3 * rows() * c_.e, 2 * rows());
-    e.elementwise("combine.bwd", (dispatched_ + 2.0 * static_cast<double>(T_)) * static_cast<double>(h_) * c_.e,
+    e.elementwise("combine.bwd", (dispatched_ + 2.0 * static_cast<double>(routed_)) * static_cast<double>(h_) * c_.e,
                   2 * dispatched_ * static_cast<double>(h_));
-    expert_exchange(e, true, "combine.bwd.all_to_all", "combine.bwd.all_gather");
+    expert_exchange(e, true, true, "combine.bwd.all_to_all", "combine.bwd.all_gather", "combine.bwd.all_gather");
     fetch(e, layer, Sub::experts);
     const double rows_in = static_cast<double>(per_expert_ * experts_local_);
     fp8_cast(e, "expert.fc2.grad.fp8_cast", rows_in * static_cast<double>(h_));
-    lin(e, "expert.fc2.dgrad", per_expert_, fe_ / t_, h_, experts_local_);
-    lin(e, "expert.fc2.wgrad", fe_ / t_, h_, per_expert_, experts_local_, true, false);
-    activation_backward(e, rows_in * static_cast<double>(fe_ / t_), "expert.gelu.bwd", "expert.swiglu.bwd");
-    fp8_cast(e, "expert.fc1.grad.fp8_cast", rows_in * static_cast<double>(fe1_ / t_));
-    lin(e, "expert.fc1.dgrad", per_expert_, h_, fe1_ / t_, experts_local_);
-    const uint32_t ar = input_grad_reduce(e, "experts.dgrad.all_reduce", "experts.dgrad.reduce_scatter");
-    lin(e, "expert.fc1.wgrad", h_, fe1_ / t_, per_expert_, experts_local_, true, false);
+    lin(e, "expert.fc2.dgrad", per_expert_, fe_ / et_, h_, experts_local_);
+    lin(e, "expert.fc2.wgrad", fe_ / et_, h_, per_expert_, experts_local_, true, false);
+    activation_backward(e, rows_in * static_cast<double>(fe_ / et_), "expert.gelu.bwd", "expert.swiglu.bwd");
+    fp8_cast(e, "expert.fc1.grad.fp8_cast", rows_in * static_cast<double>(fe1_ / et_));
+    lin(e, "expert.fc1.dgrad", per_expert_, h_, fe1_ / et_, experts_local_);
+    const uint32_t ar = experts_reduce_partials()
+                            ? input_grad_reduce(e, "experts.dgrad.all_reduce", "experts.dgrad.reduce_scatter")
+                            : kNoOp;
+    lin(e, "expert.fc1.wgrad", h_, fe1_ / et_, per_expert_, experts_local_, true, false);
     gradients_ready(e, layer, Sub::experts);
     e.wait(ar);
-    expert_exchange(e, true, "dispatch.bwd.all_to_all", "dispatch.bwd.all_gather");
+    expert_exchange(e, true, false, "dispatch.bwd.all_to_all", "dispatch.bwd.all_gather",
+                    "dispatch.bwd.reduce_scatter");
     shared_backward(e, layer);
     const int64_t E = c_.w.model.moe.experts;
     fetch(e, layer, Sub::router);
-    e.gemm("router.dgrad", T_, h_, E);
-    e.gemm("router.wgrad", h_, E, T_, 1, true, false);
+    e.gemm("router.dgrad", routed_, h_, E);
+    e.gemm("router.wgrad", h_, E, routed_, 1, true, false);
     gradients_ready(e, layer, Sub::router);
     fetch(e, layer, Sub::ln2);
     norm(e, "ln2.bwd", true);
@@ -990,6 +1033,8 @@ class MegatronLowering final : public LayerLowering {
   std::vector<Call> dense_calls_, moe_calls_;
   std::vector<Param> dense_bucket_, expert_bucket_;
   int64_t experts_local_ = 0, per_expert_ = 0;
+  int64_t et_ = 1, routed_ = 0;  // tensor ranks splitting an expert; tokens this rank routes
+  bool folded_ = false, all_gather_ = false;
   double dispatched_ = 0, computed_ = 0;
 };
 

@@ -107,6 +107,8 @@ struct MemoryEstimate {
   double gathered_weights = 0;  // buffers of all-gathered weight shards (axonn z, ZeRO-3)
   double activations = 0;       // peak stash + one layer's working set
   double comm_stash = 0;        // CAC: stashed collective outputs (included in activations' peak)
+  double loss_transient = 0;    // the loss's copies of the logits beyond the stash (last stage; included when
+                                // larger than a layer's working set)
   double total() const { return weights + gradients + optimizer + gathered_weights + activations; }
 };
 

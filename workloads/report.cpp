@@ -113,6 +113,7 @@ nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_mem
                       {"gathered_weights", m.gathered_weights},
                       {"activations", m.activations},
                       {"comm_stash", m.comm_stash},
+                      {"loss_transient", m.loss_transient},
                       {"total", m.total()}};
     if (device_memory) role["memory"]["fits"] = m.total() <= *device_memory;
     j["roles"].push_back(role);

@@ -59,6 +59,10 @@ const char* to_string(Position p) {
 const char* to_string(Fp8 f) {
   return f == Fp8::delayed ? "delayed" : f == Fp8::current ? "current" : "none";
 }
+const char* to_string(ExpertDispatch d) {
+  return d == ExpertDispatch::all_gather ? "all_gather" : "all_to_all";
+}
+
 const char* to_string(ContextComm c) {
   return c == ContextComm::all_to_all ? "all_to_all" : c == ContextComm::all_gather ? "all_gather" : "p2p";
 }
@@ -194,6 +198,9 @@ nlohmann::json to_json(const Workload& w) {
   if (w.parallel.pipeline.embedding_in_split) p["pipeline"]["embedding_in_split"] = true;
   if (w.parallel.pipeline.loss_in_split) p["pipeline"]["loss_in_split"] = true;
   p["expert"] = {{"size", w.parallel.expert}};
+  if (w.parallel.expert_tensor > 0) p["expert"]["tensor"] = w.parallel.expert_tensor;
+  if (w.parallel.expert_dispatch != ExpertDispatch::all_to_all)
+    p["expert"]["dispatcher"] = to_string(w.parallel.expert_dispatch);
   if (w.parallel.context > 1)
     p["context"] = {{"size", w.parallel.context}, {"comm", to_string(w.parallel.context_comm)}};
   j["optimizations"] = {{"overlap_all_reduce", w.opt.overlap_all_reduce},

@@ -53,6 +53,8 @@ enum class Fp8 { none, delayed, current };
 // the attention kernel; all_to_all, DeepSpeed-Ulysses (Jacobs et al. 2023): heads exchanged for the
 // sequence before attention and back after it; all_gather: every rank gathers the keys and values.
 enum class ContextComm { p2p, all_to_all, all_gather };
+// How an MoE layer's tokens reach their experts (Megatron-Core --moe-token-dispatcher-type).
+enum class ExpertDispatch { all_to_all, all_gather };
 
 int bytes_of(Dtype d);
 const char* to_string(Dtype d);
@@ -63,6 +65,7 @@ const char* to_string(Norm n);
 const char* to_string(Position p);
 const char* to_string(Fp8 f);
 const char* to_string(ContextComm c);
+const char* to_string(ExpertDispatch d);
 const char* to_string(TensorMode t);
 const char* to_string(Schedule s);
 
@@ -198,6 +201,13 @@ struct ParallelConfig {
   bool sequence_parallel = false;
   PipelineConfig pipeline;
   int64_t expert = 1;  // TED: ranks of an expert-parallel group
+  // The experts' own tensor parallelism (Megatron-Core --expert-tensor-parallel-size): 0, the tensor
+  // size (TED: every expert split over the tensor group); 1, every expert whole on its rank and the
+  // expert-parallel group folded over the tensor ranks too (MoE parallel folding: tensor × expert ranks).
+  int64_t expert_tensor = 0;
+  ExpertDispatch expert_dispatch = ExpertDispatch::all_to_all;
+  // Tensor ranks that split each expert, and whether the expert group takes in the tensor ranks.
+  bool experts_folded() const { return expert_tensor == 1 && tensor.degree() > 1; }
   // Context parallelism (Megatron-Core --context-parallel-size): the sequence split over `context`
   // ranks, each holding seq_len/context tokens (two chunks of 2·context, Megatron's causal load
   // balancing), the weights replicated and their gradients reduced with the data-parallel group's.

@@ -48,6 +48,8 @@ const std::vector<std::pair<std::string, Position>> kPosition = {
     {"learned", Position::learned}, {"rope", Position::rope}, {"alibi", Position::alibi}, {"none", Position::none}};
 const std::vector<std::pair<std::string, Fp8>> kFp8 = {
     {"none", Fp8::none}, {"delayed", Fp8::delayed}, {"current", Fp8::current}};
+const std::vector<std::pair<std::string, ExpertDispatch>> kExpertDispatch = {
+    {"all_to_all", ExpertDispatch::all_to_all}, {"all_gather", ExpertDispatch::all_gather}};
 const std::vector<std::pair<std::string, ContextComm>> kContextComm = {
     {"p2p", ContextComm::p2p}, {"all_to_all", ContextComm::all_to_all}, {"all_gather", ContextComm::all_gather}};
 const std::vector<std::pair<std::string, TensorMode>> kTensorModes = {{"none", TensorMode::none},
@@ -192,6 +194,8 @@ ParallelConfig read_parallel(JsonReader r) {
   {
     JsonReader e = r.object("expert");
     p.expert = e.integer("size", 1, 1, kMaxRanks);
+    p.expert_tensor = e.integer("tensor", 0, 1, kMaxRanks);
+    if (e.has("dispatcher")) p.expert_dispatch = read_enum(e, "dispatcher", kExpertDispatch);
     e.finish();
   }
   {

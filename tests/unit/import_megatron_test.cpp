@@ -329,9 +329,33 @@ TEST(ImportMegatron, MoeArguments) {
   EXPECT_EQ(w.parallel.expert, 2);
   EXPECT_EQ(w.parallel.data, 1);  // Megatron-LM's data-parallel size 2 holds the 2 expert ranks
   EXPECT_EQ(w.placement.order, (std::vector<std::string>{"tensor", "expert", "data", "pipe"}));
-  const std::string message = error_of(with(base(), {"--num-experts", "4", "--expert-model-parallel-size", "2"}));
-  EXPECT_NE(message.find("--moe-token-dispatcher-type allgather (Megatron-LM's default)"), std::string::npos)
+  EXPECT_EQ(w.parallel.expert_dispatch, ExpertDispatch::all_to_all);
+  EXPECT_EQ(w.parallel.expert_tensor, 0);
+  // Megatron-LM's default dispatcher is the all-gather one; DeepEP's flex dispatcher is not modelled.
+  const auto gather =
+      run(with(base(), {"--num-experts", "4", "--expert-model-parallel-size", "2", "--sequence-parallel"})).workload;
+  EXPECT_EQ(gather.parallel.expert_dispatch, ExpertDispatch::all_gather);
+  const std::string message = error_of(
+      with(base(), {"--num-experts", "4", "--expert-model-parallel-size", "2", "--moe-token-dispatcher-type", "flex"}));
+  EXPECT_NE(message.find("--moe-token-dispatcher-type flex (paratwin models the alltoall and allgather dispatchers)"),
+            std::string::npos)
       << message;
+}
+
+// --expert-tensor-parallel-size 1 (MoE parallel folding): Megatron-LM's EP spans the tensor ranks, so
+// paratwin's expert axis is EP / TP and the data axis what is left.
+TEST(ImportMegatron, ExpertTensorParallelismOneFoldsTheExpertGroup) {
+  const auto w =
+      run(with(base(), {"--num-experts", "8", "--expert-model-parallel-size", "4", "--expert-tensor-parallel-size", "1",
+                        "--sequence-parallel", "--moe-token-dispatcher-type", "alltoall"}),
+          world(16))
+          .workload;
+  EXPECT_EQ(w.parallel.expert_tensor, 1);
+  EXPECT_EQ(w.parallel.expert, 2);  // 4 expert-parallel ranks = 2 tensor ranks × 2
+  EXPECT_EQ(w.parallel.data, 2);    // Megatron's data-parallel size 4 = 2 × 2
+  const std::string odd = error_of(
+      with(base(), {"--num-experts", "6", "--expert-model-parallel-size", "3", "--expert-tensor-parallel-size", "1"}));
+  EXPECT_NE(odd.find("must be a multiple of --tensor-model-parallel-size 2"), std::string::npos) << odd;
 }
 
 TEST(ImportMegatron, MegatronConstraintsNameTheNumbers) {
