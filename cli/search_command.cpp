@@ -49,12 +49,12 @@ struct SearchArgs {
 
 // --vary's words: the dimensions searched beyond the family's axes.
 sim::Vary vary_of(const std::vector<std::string>& words) {
-  sim::Vary v{false, false, false, false, false};
+  sim::Vary v{false, false, false, false, false, false, false, false};
   for (const auto& word : words) {
     if (word == "all") {
       v = {};
     } else if (word == "none") {
-      v = {false, false, false, false, false};
+      v = {false, false, false, false, false, false, false, false};
     } else if (word == "micro_batch") {
       v.micro_batch = true;
     } else if (word == "chunks") {
@@ -65,10 +65,17 @@ sim::Vary vary_of(const std::vector<std::string>& words) {
       v.checkpointing = true;
     } else if (word == "zero") {
       v.zero = true;
+    } else if (word == "context") {
+      v.context = true;
+    } else if (word == "uneven") {
+      v.uneven_stages = true;
+    } else if (word == "expert_folding") {
+      v.expert_folding = true;
     } else {
-      throw InputError("--vary", "\"" + word +
-                                     "\" is not a dimension: use micro_batch, chunks, sp, checkpointing, zero, all "
-                                     "or none");
+      throw InputError("--vary",
+                       "\"" + word +
+                           "\" is not a dimension: use micro_batch, chunks, sp, checkpointing, zero, context, "
+                           "uneven, expert_folding, all or none");
     }
   }
   return v;
@@ -95,7 +102,8 @@ Action add_search_command(CLI::App& app) {
       "to be no faster than one that fits (more recomputation, a higher ZeRO stage among 1-3, a smaller micro-batch "
       "without a pipeline) or no smaller than one that does not fit are skipped unless --exhaustive. Labels: x, y, z "
       "AxoNN "
-      "axes, t tensor, p stages, e experts, d data, mb micro-batch, v chunks.");
+      "axes, t tensor, c context, p stages, e experts (ef: whole experts over t·e ranks), d data, mb micro-batch, v "
+      "chunks, firstN/lastN an uneven split, +emb+loss the embedding and loss counted as layers.");
   cmd->add_option("--workload,-w", a->workload,
                   "base workload JSON (model, batch, training settings, optimisations; its own parallelism is "
                   "replaced; default: the built-in example)");
@@ -103,9 +111,10 @@ Action add_search_command(CLI::App& app) {
   cmd->add_option("--gpus,-n", a->gpus, "number of GPUs to configure")
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 22));
-  cmd->add_option("--family", a->family,
-                  "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·pipeline·data), ted (MoE "
-                  "tensor·expert·data), all (those that apply to the model)")
+  cmd->add_option(
+         "--family", a->family,
+         "configuration families: 4d (AxoNN x·y·z·data), ptdp (Megatron tensor·context·pipeline·data), ted (MoE "
+         "tensor·expert·data), all (those that apply to the model)")
       ->check(CLI::IsMember({"4d", "ptdp", "ted", "all"}))
       ->capture_default_str();
   cmd->add_option("--top", a->top, "configurations to print")
@@ -140,8 +149,11 @@ Action add_search_command(CLI::App& app) {
                   "what to search beyond the family's axes, comma-separated: micro_batch (powers of two up to "
                   "max(8, the base's)), chunks (PTD-P with p > 1: interleaved with v chunks, p·v dividing the "
                   "layers), sp (sequence parallelism, Megatron t > 1), checkpointing (none, selective, full), zero "
-                  "(ZeRO stage 0-3 with data parallelism; 4d up to 2), all or none; what is not varied keeps the "
-                  "base's value")
+                  "(ZeRO stage 0-3 with data parallelism; 4d up to 2), context (PTD-P context parallelism c where "
+                  "the stack runs it and each rank keeps at least 4,096 tokens of the sequence), uneven (PTD-P "
+                  "stages that do not divide the layers, split as Megatron-Core does), expert_folding (MoE: whole "
+                  "experts over tensor × expert ranks beside TED's split ones), all or none; what is not varied "
+                  "keeps the base's value")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_flag("--exhaustive", a->exhaustive,
@@ -197,13 +209,6 @@ Action add_search_command(CLI::App& app) {
     options.model.library = library;
     RankingProgress ranking(!a->no_progress);
     options.progress = [&ranking](const sim::SearchProgress& p) { ranking.update(p); };
-    // The families vary tensor, pipeline, data and expert sizes; context parallelism is not one of
-    // their axes yet, and a ranked configuration runs without it.
-    if (base.parallel.context > 1)
-      std::fprintf(stderr,
-                   "paratwin search: parallelism.context.size = %lld is not varied by the search: the configurations "
-                   "below run without context parallelism\n",
-                   static_cast<long long>(base.parallel.context));
     sim::SearchResult result;
     try {
       result = sim::search(base, topology, options);

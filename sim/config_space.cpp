@@ -36,10 +36,13 @@ std::vector<int64_t> micro_batches(const Workload& base, int64_t replicas, const
   return out;
 }
 
-// Starts from the base with no parallelism: the family fills in the axes.
+// Starts from the base with no parallelism: the family fills in the axes. How tokens reach experts is
+// the stack's choice, not a split of the GPUs: kept.
 Workload reset(const Workload& base) {
   Workload w = base;
   w.parallel = {};
+  w.parallel.expert_dispatch = base.parallel.expert_dispatch;
+  w.parallel.context_comm = base.parallel.context_comm;
   w.placement.order.clear();
   w.placement.tile.clear();
   return w;
@@ -94,7 +97,12 @@ void add_variants(Configuration& c, const Workload& base, const std::vector<int6
 }
 
 std::string pipeline_label(const Workload& w) {
-  return w.parallel.pipeline.chunks > 1 ? " v" + std::to_string(w.parallel.pipeline.chunks) : "";
+  const auto& p = w.parallel.pipeline;
+  std::string out = p.chunks > 1 ? " v" + std::to_string(p.chunks) : "";
+  if (p.first_stage_layers > 0) out += " first" + std::to_string(p.first_stage_layers);
+  if (p.last_stage_layers > 0) out += " last" + std::to_string(p.last_stage_layers);
+  if (p.embedding_in_split || p.loss_in_split) out += " +emb+loss";
+  return out;
 }
 
 void four_d(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
@@ -120,8 +128,30 @@ void four_d(const Workload& base, int64_t n, const Vary& vary, std::vector<Confi
       }
 }
 
+// p stages over layers that p does not divide, as Megatron-Core splits them (megatron/training/
+// arguments.py, main 2026-11): the embedding and the loss counted as a layer each when that makes the
+// count divide (--account-for-embedding/loss-in-pipeline-split, as Megatron-Bridge's Llama 3.1 405B
+// recipe), else the remainder over the first and last stages, the middle ones taking ceil(layers / p)
+// each (--decoder-first/last-pipeline-num-layers). False when neither fits.
+bool uneven_split(int64_t layers, workloads::PipelineConfig& pipeline) {
+  const int64_t p = pipeline.stages;
+  if (p < 2 || layers % p == 0) return false;
+  if ((layers + 2) % p == 0 && (layers + 2) / p >= 2) {
+    pipeline.embedding_in_split = pipeline.loss_in_split = true;
+    return true;
+  }
+  if (p < 3) return false;
+  const int64_t middle = (layers + p - 1) / p, ends = layers - (p - 2) * middle;
+  const int64_t first = ends / 2, last = ends - first;
+  if (first < 1 || last > middle) return false;
+  pipeline.first_stage_layers = first;
+  pipeline.last_stage_layers = last;
+  return true;
+}
+
 // The pipeline schedules of p stages: v = 1 (the base's schedule when it is pipelined and not
-// interleaved, else 1F1B) and interleaved v where p·v divides the layers.
+// interleaved, else 1F1B; split unevenly when p does not divide the layers) and interleaved v where
+// p·v divides the layers.
 std::vector<workloads::PipelineConfig> schedules(const Workload& base, int64_t p, const Vary& vary) {
   const auto& bp = base.parallel.pipeline;
   workloads::PipelineConfig plain;
@@ -129,6 +159,15 @@ std::vector<workloads::PipelineConfig> schedules(const Workload& base, int64_t p
   if (p > 1 && bp.stages > 1 && bp.schedule != Schedule::interleaved) {
     plain.schedule = bp.schedule;
     plain.pipeline_limit = bp.pipeline_limit;
+  }
+  if (p == bp.stages &&
+      (bp.first_stage_layers > 0 || bp.last_stage_layers > 0 || bp.embedding_in_split || bp.loss_in_split)) {
+    plain.first_stage_layers = bp.first_stage_layers;  // the base's own split of its stages
+    plain.last_stage_layers = bp.last_stage_layers;
+    plain.embedding_in_split = bp.embedding_in_split;
+    plain.loss_in_split = bp.loss_in_split;
+  } else if (vary.uneven_stages) {
+    uneven_split(base.model.layers, plain);
   }
   if (p == 1) return {plain};
   std::vector<workloads::PipelineConfig> out;
@@ -140,68 +179,101 @@ std::vector<workloads::PipelineConfig> schedules(const Workload& base, int64_t p
     return out;
   }
   out.push_back(plain);
-  for (int64_t v = 2; p * v <= base.model.layers; ++v)
-    if (base.model.layers % (p * v) == 0) out.push_back({p, Schedule::interleaved, v, 0});
+  const int64_t layers = base.model.layers;
+  for (int64_t v = 2; p * v <= layers; ++v) {
+    workloads::PipelineConfig interleaved{p, Schedule::interleaved, v, 0};
+    if (layers % (p * v) == 0) {
+      out.push_back(interleaved);
+    } else if (vary.uneven_stages && (layers + 2) % (p * v) == 0) {
+      interleaved.embedding_in_split = interleaved.loss_in_split = true;  // 126 layers on 8 × 8 (Llama 3.1 405B)
+      out.push_back(interleaved);
+    }
+  }
+  return out;
+}
+
+// The context-parallel sizes of PTD-P on n GPUs: 1, and where the stack runs context parallelism every
+// c whose ranks keep at least kMinContextTokens of the sequence in 2·c equal chunks (Megatron-Core's
+// causal load balancing); not varied, the base's c where it divides n.
+constexpr int64_t kMinContextTokens = 4096;
+std::vector<int64_t> contexts(const Workload& base, int64_t n, const Vary& vary) {
+  if (!vary.context) return {n % base.parallel.context == 0 ? base.parallel.context : 1};
+  std::vector<int64_t> out{1};
+  if (!base.framework.features.context_parallel) return out;
+  const int64_t s = base.model.seq_len;
+  for (int64_t c : divisors(n))
+    if (c > 1 && s % (2 * c) == 0 && s / c >= kMinContextTokens) out.push_back(c);
   return out;
 }
 
 void ptdp(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
   for (int64_t t : divisors(n))
-    for (int64_t p : divisors(n / t)) {
-      const int64_t d = n / t / p;
-      const auto micro = micro_batches(base, d, vary);
-      // With a pipeline the micro-batch sets the bubble: each size is a configuration of its own.
-      const std::vector<std::vector<int64_t>> groups =
+    for (int64_t cp : contexts(base, n / t, vary))
+      for (int64_t p : divisors(n / t / cp)) {
+        const int64_t d = n / t / cp / p;
+        const auto micro = micro_batches(base, d, vary);
+        // With a pipeline the micro-batch sets the bubble: each size is a configuration of its own.
+        const std::vector<std::vector<int64_t>> groups =
           p > 1 ? [&] {
             std::vector<std::vector<int64_t>> g;
             for (int64_t mb : micro) g.push_back({mb});
             return g;
           }()
                 : std::vector<std::vector<int64_t>>{micro};
-      for (const auto& mbs : groups)
-        for (const auto& pipeline : schedules(base, p, vary)) {
-          Configuration c;
-          c.family = Family::ptdp;
-          c.axes = "t" + std::to_string(t) + " p" + std::to_string(p) + " d" + std::to_string(d);
-          Workload& w = c.workload;
-          w = reset(base);
-          w.parallel.tensor.mode = TensorMode::megatron;
-          w.parallel.tensor.size = t;
-          w.parallel.pipeline = pipeline;
-          w.parallel.data = d;
-          w.placement.order = {"tensor", "expert", "data", "pipe"};
-          if (!w.model.moe.enabled()) w.placement.order = {"tensor", "data", "pipe"};
-          if (t == 1) {
-            // No tensor parallelism: the same program as Megatron's with one tensor rank, which a stack
-            // without Megatron's tensor parallelism (FSDP, DeepSpeed ZeRO) can run.
-            w.parallel.tensor.mode = TensorMode::none;
-            std::erase(w.placement.order, std::string("tensor"));
+        for (const auto& mbs : groups)
+          for (const auto& pipeline : schedules(base, p, vary)) {
+            Configuration c;
+            c.family = Family::ptdp;
+            c.axes = "t" + std::to_string(t) + (cp > 1 ? " c" + std::to_string(cp) : "") + " p" + std::to_string(p) +
+                     " d" + std::to_string(d);
+            Workload& w = c.workload;
+            w = reset(base);
+            w.parallel.tensor.mode = TensorMode::megatron;
+            w.parallel.tensor.size = t;
+            w.parallel.context = cp;
+            w.parallel.pipeline = pipeline;
+            w.parallel.data = d;
+            // Megatron-LM's rank order: tensor, context, expert, data, pipeline.
+            w.placement.order = {"tensor", "context", "expert", "data", "pipe"};
+            if (!w.model.moe.enabled()) std::erase(w.placement.order, std::string("expert"));
+            if (cp == 1) std::erase(w.placement.order, std::string("context"));
+            if (t == 1) {
+              // No tensor parallelism: the same program as Megatron's with one tensor rank, which a stack
+              // without Megatron's tensor parallelism (FSDP, DeepSpeed ZeRO) can run.
+              w.parallel.tensor.mode = TensorMode::none;
+              std::erase(w.placement.order, std::string("tensor"));
+            }
+            c.micro_batch_is_knob = p == 1;
+            add_variants(c, base, mbs, vary);
+            out.push_back(std::move(c));
           }
-          c.micro_batch_is_knob = p == 1;
-          add_variants(c, base, mbs, vary);
-          out.push_back(std::move(c));
-        }
-    }
+      }
 }
 
+// TED's split experts, and with tensor parallelism and expert_folding the same axes with every expert
+// whole and spread over the tensor × expert ranks (Megatron-Core --expert-tensor-parallel-size 1,
+// labelled "ef": its expert-parallel size is t·e).
 void ted(const Workload& base, int64_t n, const Vary& vary, std::vector<Configuration>& out) {
   for (int64_t t : divisors(n))
-    for (int64_t e : divisors(n / t)) {
-      const int64_t d = n / t / e;
-      Configuration c;
-      c.family = Family::ted;
-      c.axes = "t" + std::to_string(t) + " e" + std::to_string(e) + " d" + std::to_string(d);
-      Workload& w = c.workload;
-      w = reset(base);
-      w.parallel.tensor.mode = TensorMode::megatron;
-      w.parallel.tensor.size = t;
-      w.parallel.expert = e;
-      w.parallel.data = d;
-      w.placement.order = {"tensor", "expert", "pipe", "data"};
-      c.micro_batch_is_knob = true;
-      add_variants(c, base, micro_batches(base, d * e, vary), vary);
-      out.push_back(std::move(c));
-    }
+    for (int64_t e : divisors(n / t))
+      for (const bool folded : {false, true}) {
+        if (folded && (t == 1 || !vary.expert_folding || base.model.moe.experts % (t * e) != 0)) continue;
+        const int64_t d = n / t / e;
+        Configuration c;
+        c.family = Family::ted;
+        c.axes = "t" + std::to_string(t) + (folded ? " ef" : " e") + std::to_string(e) + " d" + std::to_string(d);
+        Workload& w = c.workload;
+        w = reset(base);
+        w.parallel.tensor.mode = TensorMode::megatron;
+        w.parallel.tensor.size = t;
+        w.parallel.expert = e;
+        w.parallel.expert_tensor = folded ? 1 : 0;
+        w.parallel.data = d;
+        w.placement.order = {"tensor", "expert", "pipe", "data"};
+        c.micro_batch_is_knob = true;
+        add_variants(c, base, micro_batches(base, d * e, vary), vary);
+        out.push_back(std::move(c));
+      }
 }
 
 }  // namespace

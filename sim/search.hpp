@@ -21,6 +21,13 @@ struct Vary {
   bool sequence_parallel = true;  // Megatron tensor parallelism t > 1
   bool checkpointing = true;      // none, selective, full
   bool zero = true;               // 0 to 3 with more than one batch replica (axonn: up to 2)
+  // PTD-P: context parallelism c where the stack runs it and each rank keeps at least 4,096 tokens of
+  // the sequence (kMinContextTokens); not varied: the base's c where it divides the GPUs.
+  bool context = true;
+  // PTD-P with p stages that do not divide the layers: Megatron-Core's uneven split (config_space.cpp
+  // uneven_split); MoE (TED): experts whole over tensor × expert ranks beside TED's split experts.
+  bool uneven_stages = true;
+  bool expert_folding = true;
 };
 
 // How far a search is, after each configuration.

@@ -183,6 +183,7 @@ class MechanismReader {
     x.tensor_comm_overlap = r.boolean("tensor_comm_overlap", x.tensor_comm_overlap);
     x.context_parallel = r.boolean("context_parallel", x.context_parallel);
     x.fp8 = r.boolean("fp8", x.fp8);
+    x.uneven_stages = r.boolean("uneven_stages", x.uneven_stages);
     r.finish();
   }
 
@@ -301,7 +302,8 @@ nlohmann::json to_json(const Framework& f) {
             {"param_gather_overlap", x.param_gather_overlap},
             {"tensor_comm_overlap", x.tensor_comm_overlap},
             {"context_parallel", x.context_parallel},
-            {"fp8", x.fp8}}}};
+            {"fp8", x.fp8},
+            {"uneven_stages", x.uneven_stages}}}};
 }
 
 nlohmann::json to_workload_json(const Framework& f) {

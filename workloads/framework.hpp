@@ -114,6 +114,9 @@ struct StackFeatures {
   bool tensor_comm_overlap = true;   // optimizations.overlap_tensor_comm (Megatron-Core --tp-comm-overlap)
   bool context_parallel = true;      // parallelism.context
   bool fp8 = true;                   // training.fp8 (Transformer Engine, torchao float8)
+  // parallelism.pipeline.first/last_stage_layers, embedding/loss_in_split: Megatron-Core's uneven
+  // splits (--decoder-first/last-pipeline-num-layers, --account-for-embedding/loss-in-pipeline-split).
+  bool uneven_stages = true;
 };
 
 struct Framework {

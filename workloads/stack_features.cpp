@@ -63,6 +63,17 @@ std::vector<MissingFeature> missing_stack_features(const Workload& w) {
   if (p.context > 1 && !x.context_parallel)
     out.push_back(
         {"parallelism.context.size", "= " + std::to_string(p.context) + ": " + stack + " has no context parallelism"});
+  const auto& pp = p.pipeline;
+  if ((pp.first_stage_layers > 0 || pp.last_stage_layers > 0 || pp.embedding_in_split || pp.loss_in_split) &&
+      !x.uneven_stages)
+    out.push_back({pp.first_stage_layers > 0  ? "parallelism.pipeline.first_stage_layers"
+                   : pp.last_stage_layers > 0 ? "parallelism.pipeline.last_stage_layers"
+                   : pp.embedding_in_split    ? "parallelism.pipeline.embedding_in_split"
+                                              : "parallelism.pipeline.loss_in_split",
+                   (pp.first_stage_layers > 0  ? "= " + std::to_string(pp.first_stage_layers)
+                    : pp.last_stage_layers > 0 ? "= " + std::to_string(pp.last_stage_layers)
+                                               : std::string("= true")) +
+                       ": " + stack + " splits the layers evenly over its pipeline stages"});
   if (w.training.fp8 != Fp8::none && !x.fp8)
     out.push_back(
         {"training.fp8", std::string("= \"") + to_string(w.training.fp8) + "\": " + stack + " has no fp8 GEMMs"});

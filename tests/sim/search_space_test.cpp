@@ -12,6 +12,7 @@
 #include "sim/search.hpp"
 #include "topology/machine.hpp"
 #include "workloads/lower.hpp"
+#include "workloads/stack_features.hpp"
 #include "workloads/workload.hpp"
 
 namespace pt = paratwin::topology;
@@ -24,7 +25,7 @@ pw::Workload example(const std::string& file) {
   return pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + file);
 }
 
-const ps::Vary kNothing{false, false, false, false, false};
+const ps::Vary kNothing{false, false, false, false, false, false, false, false};
 
 size_t variants(const std::vector<ps::Configuration>& cs) {
   size_t n = 0;
@@ -205,4 +206,113 @@ TEST(SearchSpace, SplitsWithoutTensorParallelismNeedNoTensorMode) {
     if (w.parallel.tensor.size == 1 && w.parallel.pipeline.stages == 1) ++plain;
   }
   EXPECT_EQ(plain, 1u);
+}
+
+namespace {
+
+// The configurations whose axes label contains `part`.
+std::vector<ps::Configuration> labelled(const std::vector<ps::Configuration>& cs, const std::string& part) {
+  std::vector<ps::Configuration> out;
+  for (const auto& c : cs)
+    if ((" " + c.axes + " ").find(part) != std::string::npos) out.push_back(c);
+  return out;
+}
+
+ps::Vary only(bool ps::Vary::*dimension) {
+  ps::Vary v = kNothing;
+  v.*dimension = true;
+  return v;
+}
+
+}  // namespace
+
+// Context parallelism enters PTD-P where the stack runs it and each rank keeps at least 4,096 tokens:
+// Llama 3 70B at 8,192 tokens on Megatron-Core gets c = 2 (Megatron-Bridge's layout), never c = 4.
+TEST(SearchSpace, ContextParallelismWhereTheStackRunsItAndTheSequenceIsLong) {
+  const auto base = example("llama3-70b-dgx-h100-1024-fp8.json");
+  const auto cs = ps::configurations(base, ps::Family::ptdp, 64, only(&ps::Vary::context));
+  const auto with_cp = labelled(cs, " c2 ");
+  ASSERT_FALSE(with_cp.empty());
+  EXPECT_TRUE(labelled(cs, " c4 ").empty());
+  for (const auto& c : with_cp) {
+    EXPECT_EQ(c.workload.parallel.context, 2) << c.axes;
+    EXPECT_EQ(c.workload.total_ranks(), 64) << c.axes;
+    const auto& order = c.workload.placement.order;
+    EXPECT_EQ(std::count(order.begin(), order.end(), "context"), 1) << c.axes;
+  }
+  // Not varied: the base's c = 2, which divides 64.
+  for (const auto& c : ps::configurations(base, ps::Family::ptdp, 64, kNothing))
+    EXPECT_EQ(c.workload.parallel.context, (64 / c.workload.parallel.tensor.size) % 2 == 0 ? 2 : 1) << c.axes;
+  auto fsdp1 = base;
+  fsdp1.framework.features.context_parallel = false;
+  for (const auto& c : ps::configurations(fsdp1, ps::Family::ptdp, 64, only(&ps::Vary::context)))
+    EXPECT_EQ(c.workload.parallel.context, 1) << c.axes;
+}
+
+// Stages that do not divide the layers split as Megatron-Core splits them: 70 layers on 12 stages with
+// the embedding and the loss counted as layers (5 + 10 × 6 + 5), on 11 stages as 3 + 9 × 7 + 4, and
+// 126 layers on 8 stages × 8 chunks with the embedding and loss counted (Llama 3.1 405B); a stack that
+// splits evenly is not offered them.
+TEST(SearchSpace, UnevenStagesWhereTheLayersDoNotDivide) {
+  auto base = example("llama3-70b-dgx-h100-1024-fp8.json");
+  base.model.layers = 70;
+  ps::Vary vary = only(&ps::Vary::uneven_stages);
+  vary.chunks = true;
+  int counted = 0, ends = 0, valid = 0;
+  for (const int64_t gpus : {96, 88})
+    for (const auto& c : ps::configurations(base, ps::Family::ptdp, gpus, vary)) {
+      const auto& p = c.workload.parallel.pipeline;
+      if (p.stages == 12) {
+        ++counted;
+        EXPECT_TRUE(p.embedding_in_split && p.loss_in_split) << c.axes;  // 72 slots: also with v = 2, 3, 6
+        EXPECT_EQ(p.first_stage_layers + p.last_stage_layers, 0) << c.axes;
+      } else if (p.stages == 11 && p.chunks == 1) {
+        ++ends;
+        EXPECT_EQ(p.first_stage_layers, 3) << c.axes;
+        EXPECT_EQ(p.last_stage_layers, 4) << c.axes;
+      } else {
+        continue;
+      }
+      try {
+        pw::validate(c.with(c.variants.front()));
+        ++valid;
+      } catch (const std::exception&) {  // another rule (heads over t, the batch over d) may refuse it
+      }
+    }
+  EXPECT_GT(counted, 0);
+  EXPECT_GT(ends, 0);
+  EXPECT_GT(valid, 0);
+  const auto b405 = example("llama31-405b-dgx-h100-1024-fp8cs.json");
+  bool interleaved = false;
+  for (const auto& c : ps::configurations(b405, ps::Family::ptdp, 64, ps::Vary{})) {
+    const auto& p = c.workload.parallel.pipeline;
+    if (p.stages == 8 && p.chunks == 8) {
+      interleaved = true;
+      EXPECT_TRUE(p.embedding_in_split && p.loss_in_split) << c.axes;
+      EXPECT_NE(c.label(c.variants.front()).find(" v8 +emb+loss"), std::string::npos) << c.label(c.variants.front());
+    }
+  }
+  EXPECT_TRUE(interleaved);
+  auto even = base;
+  even.framework.features.uneven_stages = false;
+  for (const auto& c : ps::configurations(even, ps::Family::ptdp, 88, vary)) {
+    if (c.workload.parallel.pipeline.stages == 11 && c.workload.parallel.pipeline.chunks == 1) {
+      EXPECT_FALSE(pw::missing_stack_features(c.with(c.variants.front())).empty()) << c.axes;
+    }
+  }
+}
+
+// MoE: beside TED's split experts, whole experts over the tensor × expert ranks ("ef"), where the
+// experts divide over them.
+TEST(SearchSpace, FoldedExpertsBesideTedsSplitOnes) {
+  const auto base = example("tiny-moe-ted.json");
+  const auto cs = ps::configurations(base, ps::Family::ted, 8, only(&ps::Vary::expert_folding));
+  const auto folded = labelled(cs, " ef");
+  ASSERT_FALSE(folded.empty());
+  for (const auto& c : folded) {
+    EXPECT_EQ(c.workload.parallel.expert_tensor, 1) << c.axes;
+    EXPECT_GT(c.workload.parallel.tensor.size, 1) << c.axes;
+    EXPECT_EQ(base.model.moe.experts % (c.workload.parallel.tensor.size * c.workload.parallel.expert), 0) << c.axes;
+  }
+  EXPECT_TRUE(labelled(ps::configurations(base, ps::Family::ted, 8, kNothing), " ef").empty());
 }
