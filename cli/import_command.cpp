@@ -12,6 +12,7 @@
 #include "topology/machine.hpp"
 #include "workloads/arithmetic.hpp"
 #include "workloads/framework.hpp"
+#include "workloads/import_effects.hpp"
 #include "workloads/import_hf.hpp"
 #include "workloads/import_megatron.hpp"
 
@@ -41,6 +42,14 @@ void print_list(const char* title, const std::vector<std::string>& items, const 
   std::cerr << "  " << title << " (" << items.size() << "): ";
   for (size_t i = 0; i < items.size(); ++i) std::cerr << (i ? sep : "") << items[i];
   std::cerr << "\n";
+}
+
+// What --approximate left out, one per line, each with what leaving it out changes.
+void print_dropped(const std::vector<std::string>& items, const workloads::ModelConfig& m) {
+  if (items.empty()) return;
+  std::cerr << "  not expressible, left out (" << items.size() << "):\n";
+  for (const auto& item : items)
+    std::cerr << "    " << item << ": " << workloads::approximation_effect(item, m) << "\n";
 }
 
 struct HfArgs {
@@ -118,7 +127,7 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
                   << ": " << workloads::parameters_label(m) << summary << "\n";
         if (!hf.model.contains("seq_len"))
           std::cerr << "  no seq_len: give --seq-len, or --workload, for a model section a workload can take\n";
-        print_list("not expressible, left out", hf.dropped, "; ");
+        print_dropped(hf.dropped, m);
         print_list("not modelled (no effect on the cost model)", hf.not_modelled);
         return 0;
       }};
@@ -226,7 +235,7 @@ Action add_import_command(CLI::App& app) {
               << workloads::parameters_label(w.model) << "\n";
     print_list("assumed", result.assumptions, "; ");
     print_list("unknown, left out", result.unknown);
-    print_list("not expressible, left out", result.dropped, "; ");
+    print_dropped(result.dropped, w.model);
     print_list("not modelled (no effect on the cost model)", result.not_modelled);
     return 0;
   };

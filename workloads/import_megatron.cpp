@@ -991,7 +991,8 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   out.not_modelled = s.not_modelled;
 
   // The stack: named, else the Megatron-LM that has every feature the arguments use (flash attention,
-  // the bucketed gradient overlap, MoE and the Transformer Engine overlaps came with Megatron-Core).
+  // the bucketed gradient overlap, MoE, the Transformer Engine overlaps and uneven pipeline splits came with
+  // Megatron-Core).
   std::string framework = o.framework;
   if (framework.empty() && megatron_fsdp) {
     framework = "megatron-fsdp";
@@ -999,7 +1000,8 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   }
   if (framework.empty()) {
     const bool core = attn == Attention::flash || r.has("--overlap-grad-reduce") || r.has("--overlap-param-gather") ||
-                      r.has("--tp-comm-overlap") || r.has("--num-experts");
+                      r.has("--tp-comm-overlap") || r.has("--num-experts") || first_layers > 0 || last_layers > 0 ||
+                      embedding_counted || loss_counted;
     framework = core ? "megatron-core" : "megatron-lm-2022";
     assumed.push_back("framework " + framework +
                       (core ? " (the arguments use flags Megatron-LM gained with Megatron-Core)"
