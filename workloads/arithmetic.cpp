@@ -40,7 +40,8 @@ ParameterCounts count_parameters(const ModelConfig& m) {
   const double qkv = static_cast<double>(m.qkv_outputs());
   const double norm = static_cast<double>(m.norm_params()), bias = m.bias ? 1.0 : 0.0;
   ParameterCounts c;
-  c.attention = (m.mla.enabled() ? mla_parameters(m) : (h * qkv + bias * qkv) + (h * h + bias * h)) + norm;
+  const double qkv_bias = m.has_qkv_bias() ? 1.0 : 0.0;
+  c.attention = (m.mla.enabled() ? mla_parameters(m) : (h * qkv + qkv_bias * qkv) + (h * h + bias * h)) + norm;
   const auto mlp_of = [&](int64_t ffn) {
     const double width = static_cast<double>(ffn), fc1_out = static_cast<double>(m.fc1_of(ffn));
     return (h * fc1_out + bias * fc1_out) + (width * h + bias * h);

@@ -75,12 +75,6 @@ class Reader {
   std::string file_;
 };
 
-std::string count(double parameters) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f", parameters);
-  return text;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : "; ") + s;
@@ -177,12 +171,6 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
   if (act != "silu") cannot.push_back("hidden_act " + act + " (the gated MLP is modelled with SiLU: SwiGLU)");
   if (r.boolean("attention_bias", false)) cannot.push_back("attention_bias true (biases on the attention only)");
   if (r.boolean("mlp_bias", false)) cannot.push_back("mlp_bias true (biases on the MLP only)");
-  if (known->qkv_bias) {
-    // Qwen2's q, k and v biases: (hidden + 2 · kv_heads · head_dim) parameters per layer.
-    const double biases = static_cast<double>(layers) * static_cast<double>(hidden + 2 * kv_heads * head_dim);
-    cannot.push_back("biases on q, k and v (" + arch + "'s attention; leaving them out removes " + count(biases) +
-                     " parameters and their bias-add work)");
-  }
   // Sliding-window attention shorter than the sequence: Mistral 7B v0.1's 4096.
   int64_t seq = o.seq_len;
   if (seq > 0 && positions > 0 && seq > positions)
@@ -232,6 +220,7 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
   m["norm"] = "rmsnorm";
   m["position"] = "rope";
   m["bias"] = false;
+  if (known->qkv_bias) m["qkv_bias"] = true;  // Qwen2's attention: biases on q, k and v alone
   m["tied_embeddings"] = r.boolean("tie_word_embeddings", false);
   m["final_norm"] = true;
   if (known->deepseek) {

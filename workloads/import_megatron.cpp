@@ -1056,6 +1056,7 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (normalization == "RMSNorm") m["norm"] = "rmsnorm";
   if (position == "rope" || position == "none") m["position"] = position;
   if (r.has("--disable-bias-linear")) m["bias"] = false;
+  if (r.has("--add-qkv-bias")) m["qkv_bias"] = true;
   if (r.has("--untie-embeddings-and-output-weights")) m["tied_embeddings"] = false;
   m["final_norm"] = true;  // GPTModel's final_layernorm (megatron/core/models/gpt/gpt_model.py)
   if (moe.enabled()) {
@@ -1180,6 +1181,7 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--normalization RMSNorm", "model.norm rmsnorm"},
       {"--position-embedding-type (--use-rotary-position-embeddings)", "model.position rope, none or learned"},
       {"--disable-bias-linear", "model.bias false"},
+      {"--add-qkv-bias", "model.qkv_bias true"},
       {"--untie-embeddings-and-output-weights", "model.tied_embeddings false"},
       {"--seq-length (--encoder-seq-length)", "model.seq_len; --max-position-embeddings is checked against it"},
       {"--vocab-size, --tokenizer-type, --tokenizer-model, --make-vocab-size-divisible-by",

@@ -22,7 +22,7 @@ constexpr Flag kFlags[] = {
     {"--adam-beta1", Kind::not_modelled, false, "", ""},
     {"--adam-beta2", Kind::not_modelled, false, "", ""},
     {"--adam-eps", Kind::not_modelled, false, "", ""},
-    {"--add-qkv-bias", Kind::not_modelled, true, "", ""},
+    {"--add-qkv-bias", Kind::modelled, true, "", ""},
     {"--adlr-autoresume", Kind::not_modelled, true, "", ""},
     {"--adlr-autoresume-interval", Kind::not_modelled, false, "", ""},
     {"--allow-ambiguous-pad-tokens", Kind::not_modelled, true, "", ""},

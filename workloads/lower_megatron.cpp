@@ -330,7 +330,7 @@ class MegatronLowering final : public LayerLowering {
     };
     const auto linear = [&](Sub sub, double weight, double bias, bool expert) {
       out.push_back({sub, weight, expert, true});
-      if (m.bias) out.push_back({sub, bias, expert});
+      if (m.bias || (sub == Sub::qkv && m.qkv_bias)) out.push_back({sub, bias, expert});
     };
     norm(Sub::ln1);
     if (m.mla.enabled()) {

@@ -57,6 +57,7 @@ void validate_model(const ModelConfig& m) {
     require(m.kv_heads == 0 || m.kv_heads == m.heads, "model.kv_heads",
             "= " + std::to_string(m.kv_heads) + ": multi-latent attention (model.mla) has no key/value groups");
     require(!m.bias, "model.bias", "must be false with multi-latent attention (model.mla has no biases)");
+    require(!m.qkv_bias, "model.qkv_bias", "must be false with multi-latent attention (model.mla has no biases)");
     require(m.attention == Attention::flash, "model.mla",
             "is modelled with model.attention \"flash\" (Transformer Engine's fused attention, as Megatron-Core "
             "runs it)");
@@ -71,6 +72,7 @@ void require_classic_layer(const ModelConfig& m, const char* mode) {
           "= " + std::to_string(m.kv_heads) + ": grouped-query attention " + why);
   require(m.mlp == Mlp::gelu, "model.mlp", std::string("= \"") + to_string(m.mlp) + "\": a gated MLP " + why);
   require(!m.mla.enabled(), "model.mla", "multi-latent attention " + why);
+  require(!m.qkv_bias || m.bias, "model.qkv_bias", "(biases on q, k and v alone) " + why);
   require(m.moe.ffn_hidden == 0 && m.moe.shared_ffn == 0 && m.moe.first_dense == 0,
           m.moe.ffn_hidden   ? "model.moe.ffn_hidden"
           : m.moe.shared_ffn ? "model.moe.shared_ffn"

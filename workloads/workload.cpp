@@ -144,6 +144,7 @@ nlohmann::json to_json(const Workload& w) {
   if (w.model.norm != Norm::layernorm) m["norm"] = to_string(w.model.norm);
   if (w.model.position != Position::learned) m["position"] = to_string(w.model.position);
   if (!w.model.bias) m["bias"] = false;
+  if (w.model.qkv_bias) m["qkv_bias"] = true;
   if (!w.model.tied_embeddings) m["tied_embeddings"] = false;
   if (w.model.final_norm) m["final_norm"] = true;
   if (w.model.moe.enabled())

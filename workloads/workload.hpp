@@ -120,7 +120,11 @@ struct ModelConfig {
   Mlp mlp = Mlp::gelu;
   Norm norm = Norm::layernorm;
   Position position = Position::learned;
-  bool bias = true;             // biases on the linear layers (false: Megatron's --disable-bias-linear)
+  bool bias = true;  // biases on the linear layers (false: Megatron's --disable-bias-linear)
+  // Biases on the query, key and value projections even where `bias` is false (Qwen2's attention;
+  // Megatron-LM --add-qkv-bias).
+  bool qkv_bias = false;
+  bool has_qkv_bias() const { return bias || qkv_bias; }
   bool tied_embeddings = true;  // the output layer shares the word embedding
   // The layer norm after the last layer. Eq. (2) of Narayanan et al. does not count it; models
   // described by their published parameter count (Llama) do.

@@ -88,6 +88,7 @@ ModelConfig read_model(JsonReader r) {
   m.norm = read_enum(r, "norm", kNorm);
   m.position = read_enum(r, "position", kPosition);
   m.bias = r.boolean("bias", true);
+  m.qkv_bias = r.boolean("qkv_bias", false);
   m.tied_embeddings = r.boolean("tied_embeddings", true);
   m.final_norm = r.boolean("final_norm", false);
   if (r.has("moe")) {

@@ -87,19 +87,18 @@ TEST(ImportHf, DeepSeekV3TranslatesAllButItsPredictionModule) {
   EXPECT_EQ(pw::parameters_label(m), "671 B parameters (37.6 B active per token)");
 }
 
-// Qwen2's q/k/v biases are not expressible: refused with what leaving them out removes, imported with
-// --approximate listing it.
-TEST(ImportHf, ApproximationsSayWhatTheyChange) {
-  const auto c = config("qwen2-7b.json");
-  EXPECT_NE(error_of(c, seq(4096))
-                .find("biases on q, k and v (Qwen2ForCausalLM's attention; leaving them out "
-                      "removes 129024 parameters"),
-            std::string::npos);
-  auto o = seq(4096);
-  o.approximate = true;
-  const auto r = pw::import_hf_config(c, "qwen2.json", o);
-  ASSERT_EQ(r.dropped.size(), 1u);
-  EXPECT_EQ(model_of(r).kv_heads, 4);
+// Qwen2's attention has biases on q, k and v alone (model.qkv_bias): 28 × (3584 + 2 × 4 × 128) =
+// 129,024 of Qwen2-7B's parameters, which the import keeps.
+TEST(ImportHf, QwenTwoKeepsItsQueryKeyValueBiases) {
+  const auto r = pw::import_hf_config(config("qwen2-7b.json"), "qwen2.json", seq(4096));
+  EXPECT_TRUE(r.dropped.empty());
+  const auto m = model_of(r);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_FALSE(m.bias);
+  auto without = m;
+  without.qkv_bias = false;
+  EXPECT_DOUBLE_EQ(pw::count_parameters(m).total() - pw::count_parameters(without).total(), 129'024.0);
 }
 
 TEST(ImportHf, BadValuesNameTheKey) {

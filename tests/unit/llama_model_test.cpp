@@ -5,6 +5,7 @@
 
 #include "tests/unit/test_util.hpp"
 #include "workloads/arithmetic.hpp"
+#include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
@@ -264,4 +265,26 @@ TEST(Fp8Training, UnfusedGradientAccumulationAddsAKernelPerLayer) {
       const double layer = 352256 + 512;
       EXPECT_DOUBLE_EQ(op.bytes, layer * (2 + 2 * 4));
     }
+}
+
+// Qwen2's layer: no biases but on q, k and v (model.qkv_bias). On one rank the lowered parameters are
+// the model's, and with tensor parallelism the biases split with their outputs.
+TEST(LlamaModel, QueryKeyValueBiasesAloneAreLoweredAndCounted) {
+  auto j = paratwin::test::base_gpt();
+  j["model"]["kv_heads"] = 2;
+  j["model"]["mlp"] = "swiglu";
+  j["model"]["norm"] = "rmsnorm";
+  j["model"]["position"] = "rope";
+  j["model"]["bias"] = false;
+  j["model"]["qkv_bias"] = true;
+  j["model"]["tied_embeddings"] = false;
+  const auto w = paratwin::test::workload(j);
+  const auto& m = w.model;
+  const double h = 256, per_layer = h + 2 * 2 * (h / 8);
+  auto without = m;
+  without.qkv_bias = false;
+  EXPECT_DOUBLE_EQ(pw::count_parameters(m).total() - pw::count_parameters(without).total(), 4 * per_layer);
+  EXPECT_DOUBLE_EQ(pw::lower(w).roles[0].params, pw::count_parameters(m).total());
+  j["parallelism"] = {{"tensor", {{"mode", "optimus"}, {"rows", 2}, {"cols", 2}}}};
+  EXPECT_THROW(paratwin::test::workload(j), pw::WorkloadError);
 }
