@@ -1210,6 +1210,8 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
       {"--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank",
        "parallelism.pipeline.chunks, schedule interleaved"},
       {"--expert-model-parallel-size", "parallelism.expert.size (taken out of the data-parallel size)"},
+      {"--expert-tensor-parallel-size 1", "parallelism.expert.tensor 1 (expert.size = EP / tensor size)"},
+      {"--moe-token-dispatcher-type alltoall|allgather", "parallelism.expert.dispatcher all_to_all|all_gather"},
       {"--sequence-parallel", "parallelism.sequence_parallel"},
       {"--use-distributed-optimizer", "parallelism.data.zero 1"},
       {"--overlap-grad-reduce, --DDP-impl torch", "optimizations.overlap_gradient_sync"},

@@ -4,10 +4,10 @@ set title 'alps-weak: AxoNN 4-D weak scaling on Alps, % of advertised bf16 peak'
 set key top left
 set grid
 $data << EOD
-1024 30.6 30.6 30.6 32.968
-2048 30.7 30.7 30.7 24.981
-4096 27 27 27 16.7355
-6144 23.4 23.4 23.4 16.1096
+1024 30.6 30.6 30.6 33.1451
+2048 30.7 30.7 30.7 25.1279
+4096 27 27 27 16.7595
+6144 23.4 23.4 23.4 16.1213
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,12 +4,12 @@ set title 'dgx-h100-llama: Llama 3 70B and Llama 3.1 405B pre-training with fp8 
 set key top left
 set grid
 $data << EOD
-719 719 719 719 680.947
-734 734 734 734 699.739
-737 737 737 737 776.541
+719 719 719 719 681.028
+734 734 734 734 699.782
+737 737 737 737 781.586
 EOD
-set xrange [0:893.022]
-set yrange [0:893.022]
+set xrange [0:898.824]
+set yrange [0:898.824]
 set size square
 set xlabel 'published model_tflops_per_gpu' noenhanced
 set ylabel 'predicted model_tflops_per_gpu' noenhanced

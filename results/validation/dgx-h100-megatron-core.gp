@@ -4,10 +4,10 @@ set title 'dgx-h100-megatron-core: Megatron-Core r0.8.0 weak and strong scaling 
 set key top left
 set grid
 $data << EOD
-408.8 408.8 408.8 408.8 472.088
-465.9 465.9 465.9 465.9 497.164
-489.1 489.1 489.1 489.1 483.36
-459.6 459.6 459.6 459.6 422.712
+408.8 408.8 408.8 408.8 472.937
+465.9 465.9 465.9 465.9 498.941
+489.1 489.1 489.1 489.1 484.552
+459.6 459.6 459.6 459.6 423.601
 419.7 419.7 419.7 419.7 406.715
 420.5 420.5 420.5 420.5 439.789
 432.8 432.8 432.8 432.8 462.211
@@ -16,8 +16,8 @@ $data << EOD
 464.8 464.8 459.9 469.8 467.797
 415.4 415.4 410.4 420.3 423.14
 EOD
-set xrange [0:571.738]
-set yrange [0:571.738]
+set xrange [0:573.782]
+set yrange [0:573.782]
 set size square
 set xlabel 'published model_tflops_per_gpu' noenhanced
 set ylabel 'predicted model_tflops_per_gpu' noenhanced

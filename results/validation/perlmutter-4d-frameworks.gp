@@ -4,19 +4,19 @@ set title 'perlmutter-4d-frameworks: GPT weak scaling on Perlmutter by framework
 set key top left
 set grid
 $data << EOD
-67 67 67 67 72.3272
-63 63 63 63 67.3499
-67 67 67 67 61.4842
-64 64 64 64 51.3152
-57 57 57 57 44.7078
-37 37 37 37 36.4252
+67 67 67 67 72.5152
+63 63 63 63 67.5675
+67 67 67 67 61.6196
+64 64 64 64 51.3804
+57 57 57 57 44.7445
+37 37 37 37 36.5269
 42 42 42 42 39.6161
 42 42 42 42 41.9168
 44 44 44 44 41.2062
 42 42 42 42 37.3432
 EOD
-set xrange [0:83.1763]
-set yrange [0:83.1763]
+set xrange [0:83.3924]
+set yrange [0:83.3924]
 set size square
 set xlabel 'published percent_of_peak' noenhanced
 set ylabel 'predicted percent_of_peak' noenhanced

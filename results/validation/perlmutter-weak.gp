@@ -4,10 +4,10 @@ set title 'perlmutter-weak: AxoNN 4-D weak scaling on Perlmutter, % of advertise
 set key top left
 set grid
 $data << EOD
-512 50.6 50.6 50.6 60.6673
-1024 61.9 61.9 61.9 54.5041
-2048 55.2 55.2 55.2 46.6385
-4096 48.5 48.5 48.5 39.288
+512 50.6 50.6 50.6 61.0284
+1024 61.9 61.9 61.9 54.8026
+2048 55.2 55.2 55.2 46.8002
+4096 48.5 48.5 48.5 39.3663
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -4,8 +4,8 @@ set title 'selene-megatron-2022: Megatron-LM 2022 (sequence parallelism, selecti
 set key top left
 set grid
 $data << EOD
-1.1 1.1 1.1 1.1 1.0998
-1.42 1.42 1.42 1.42 1.4378
+1.1 1.1 1.1 1.1 1.09859
+1.42 1.42 1.42 1.42 1.43659
 13.75 13.75 13.75 13.75 14.767
 18.13 18.13 18.13 18.13 19.6357
 37.83 37.83 37.83 37.83 40.6518
@@ -14,8 +14,8 @@ $data << EOD
 94.42 94.42 94.42 94.42 100.13
 EOD
 set logscale xy
-set xrange [0.733201:115.149]
-set yrange [0.733201:115.149]
+set xrange [0.732391:115.149]
+set yrange [0.732391:115.149]
 set size square
 set xlabel 'published iteration_s' noenhanced
 set ylabel 'predicted iteration_s' noenhanced

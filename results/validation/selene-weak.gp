@@ -4,10 +4,10 @@ set title 'selene-weak: Megatron-LM PTD-P weak scaling on Selene, % of theoretic
 set key top left
 set grid
 $data << EOD
-32 44 44 44 44.0071
-64 44 44 44 44.5409
-128 46 46 46 46.055
-256 43 43 43 44.1139
+32 44 44 44 44.0591
+64 44 44 44 44.578
+128 46 46 46 46.0851
+256 43 43 43 44.1255
 512 44 44 44 43.6051
 1024 45 45 45 47.4902
 1536 47 47 47 48.0298

@@ -4,10 +4,10 @@ set title 'summit-moe-weak: TED MoE (16 experts) weak scaling on Summit with DTD
 set key top left
 set grid
 $data << EOD
-32 36.7 36.7 36.7 33.1335
-64 30 30 30 28.2628
-128 26.2 26.2 26.2 23.868
-256 11.7 11.7 11.7 12.458
+32 36.7 36.7 36.7 33.2504
+64 30 30 30 28.3697
+128 26.2 26.2 26.2 23.918
+256 11.7 11.7 11.7 12.4646
 EOD
 set xlabel 'GPUs'
 set logscale x 2

@@ -102,8 +102,9 @@ TEST(AnalyticalModel, FourDLayerCostsFollowEquations51To55) {
       want[{"data", pw::OpKind::all_reduce}] += 2 * (gd - 1) / gd * fc.k * fc.n / (gx * gy * gz) * e / beta;  // (5.5)
   }
   // Eq. 5.5 counts the weight matrices; the data-parallel all-reduce also carries each layer's biases
-  // and layer norms (kept whole) and the embeddings (word embeddings tied to the output layer).
-  const double small = l * (3 * h + h + f + h + 4 * h) + (2 * V * h + S * h) / (gx * gy * gz);
+  // and layer norms (kept whole) and the embeddings (the word embedding once: on one stage the tied
+  // output layer is that weight).
+  const double small = l * (3 * h + h + f + h + 4 * h) + (V * h + S * h) / (gx * gy * gz);
   want[{"data", pw::OpKind::all_reduce}] += 2 * (gd - 1) / gd * small * e / beta;
   const auto got = by_group(est);
   ASSERT_EQ(got.size(), want.size());

@@ -288,3 +288,16 @@ TEST(LlamaModel, QueryKeyValueBiasesAloneAreLoweredAndCounted) {
   j["parallelism"] = {{"tensor", {{"mode", "optimus"}, {"rows", 2}, {"cols", 2}}}};
   EXPECT_THROW(paratwin::test::workload(j), pw::WorkloadError);
 }
+
+// A GPT with tied embeddings on one stage holds the word embedding once: its output layer is that
+// weight (Megatron-LM share_embeddings_and_output_weights); on two stages the last keeps a copy.
+TEST(LlamaModel, TiedEmbeddingsOnOneStageAreOneWeight) {
+  auto j = paratwin::test::base_gpt();
+  const auto one = paratwin::test::workload(j);
+  const auto p = pw::lower(one);
+  EXPECT_DOUBLE_EQ(p.roles[0].params, pw::count_parameters(one.model).total());
+  j["parallelism"] = {{"pipeline", {{"stages", 2}}}};
+  const auto two = pw::lower(paratwin::test::workload(j));
+  const double word = 512.0 * 256;
+  EXPECT_DOUBLE_EQ(two.roles[0].params + two.roles[1].params, pw::count_parameters(one.model).total() + word);
+}
