@@ -134,14 +134,13 @@ Action add_simulate_command(CLI::App& app) {
       "--progress", a->progress,
       "report progress on stderr (the default above " + std::to_string(predict::kProgressAboveRanks) + " ranks)");
   cmd->add_flag("--no-progress", a->no_progress, "no progress on stderr, however large the run")->excludes(progress);
-  cmd->add_flag(
-      "--fold", a->fold,
-      "with --fidelity fast or auto (implies fast): one actor per node of a data-parallel replica, "
-      "standing for that node in every replica (its phases carry all their ranks' transfers), and "
-      "collectives inside a node timed analytically, where the program allows; the default above " +
-          std::to_string(predict::kAutoFoldAboveRanks) +
-          " ranks (within 0.4-1.5% of one actor per rank in our measurements, up to 2,048 ranks; see "
-          "sim/README.md)");
+  cmd->add_flag("--fold", a->fold,
+                "with --fidelity fast or auto (implies fast): one actor per node of a data-parallel replica, "
+                "standing for that node in every replica (its phases carry all their ranks' transfers), and "
+                "collectives inside a node timed analytically, where the program allows; the default above " +
+                    std::to_string(predict::kAutoFoldAboveRanks) +
+                    " ranks (within 0.4-1.5% of one actor per rank in our measurements, up to 2,048 ranks; see "
+                    "sim/README.md)");
   return [a]() -> int {
     // Outputs are checked before the work: a typo in a path must not cost a simulation.
     if (!a->trace.empty()) check_output_file(a->trace, "--trace");
