@@ -11,9 +11,8 @@
 #include "calibration/suite.hpp"
 #include "calibration/suite_report.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_status.hpp"
 #include "common/child_process.hpp"
-#include "common/input_error.hpp"
-#include "common/job_failed.hpp"
 #include "common/text_file.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
@@ -55,15 +54,8 @@ int calibrate_compare(CompareArgs a) {
     std::printf("%s", calibration::comparison_text(c).c_str());
     std::printf("  report                %s/comparison.md, comparison.csv, bars.svg, timeline.png\n",
                 a.job.out.c_str());
-  } catch (const InputError& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const JobFailed& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return kExitJobFailed;
   } catch (const std::exception& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
   return 0;
 }
@@ -74,9 +66,8 @@ int calibrate_suite(const SuiteArgs& a) {
   try {
     suite = calibration::load_suite(a.file);
     launch.mpirun = calibration::installed_launcher(a.launcher);
-  } catch (const InputError& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return kExitBadInput;
+  } catch (const std::exception& e) {
+    return report_error(e);
   }
   launch.paratwin = self_executable();
   launch.machine = suite.machine;
@@ -123,18 +114,9 @@ int calibrate_suite(const SuiteArgs& a) {
                   100 * c.error(), elapsed());
       results.push_back({entry, c});
     }
-  } catch (const InputError& e) {
-    std::printf("\n");
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const JobFailed& e) {
-    std::printf("\n");
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return kExitJobFailed;
   } catch (const std::exception& e) {
     std::printf("\n");
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return 1;
+    return report_error(e);
   }
 
   // The report: every file written whole, after every run succeeded.

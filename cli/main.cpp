@@ -1,13 +1,7 @@
 // paratwin: a digital twin of large-model training. Thin driver over the libraries.
-#include <iostream>
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/given_values.hpp"
-#include "common/input_error.hpp"
-#include "common/job_failed.hpp"
-#include "workloads/error.hpp"
-#include "workloads/program_graph.hpp"
 
 int main(int argc, char** argv) {
   using namespace paratwin;
@@ -58,29 +52,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("baseline")) return baseline();
     if (app.got_subcommand("compare")) return compare();
     if (app.got_subcommand("import")) return import_megatron();
-  } catch (const InputError& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return cli::kExitBadInput;
-  } catch (const JobFailed& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return cli::kExitJobFailed;
-  } catch (const workloads::ProgramError& e) {
-    std::cerr << "paratwin: internal error: the lowered program is invalid: " << e.what() << "\n";
-    return cli::kExitInternal;
-  } catch (const nlohmann::json::type_error& e) {
-    // 316: text that is not UTF-8 on its way into a JSON output. Names and arguments that go there are
-    // checked where they are read (exit 2 naming them) or written with U+FFFD; this is the net under
-    // any that is not, still bad input rather than a crash.
-    if (e.id != 316) {
-      std::cerr << "paratwin: error: " << e.what() << "\n";
-      return cli::kExitInternal;
-    }
-    std::cerr << "paratwin: error: an argument or file name is not UTF-8 text, which a JSON output cannot hold ("
-              << e.what() << "): give it in UTF-8\n";
-    return cli::kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "paratwin: error: " << e.what() << "\n";
-    return cli::kExitInternal;
+    return cli::report_error(e);
   }
   return cli::kExitInternal;
 }
