@@ -49,33 +49,30 @@ struct SearchArgs {
 
 // --vary's words: the dimensions searched beyond the family's axes.
 sim::Vary vary_of(const std::vector<std::string>& words) {
-  sim::Vary v{false, false, false, false, false, false, false, false};
+  static const std::pair<const char*, bool sim::Vary::*> kDimensions[] = {
+      {"micro_batch", &sim::Vary::micro_batch},
+      {"chunks", &sim::Vary::chunks},
+      {"sp", &sim::Vary::sequence_parallel},
+      {"checkpointing", &sim::Vary::checkpointing},
+      {"zero", &sim::Vary::zero},
+      {"context", &sim::Vary::context},
+      {"uneven", &sim::Vary::uneven_stages},
+      {"expert_folding", &sim::Vary::expert_folding}};
+  sim::Vary v = sim::Vary::nothing();
   for (const auto& word : words) {
     if (word == "all") {
       v = {};
     } else if (word == "none") {
-      v = {false, false, false, false, false, false, false, false};
-    } else if (word == "micro_batch") {
-      v.micro_batch = true;
-    } else if (word == "chunks") {
-      v.chunks = true;
-    } else if (word == "sp") {
-      v.sequence_parallel = true;
-    } else if (word == "checkpointing") {
-      v.checkpointing = true;
-    } else if (word == "zero") {
-      v.zero = true;
-    } else if (word == "context") {
-      v.context = true;
-    } else if (word == "uneven") {
-      v.uneven_stages = true;
-    } else if (word == "expert_folding") {
-      v.expert_folding = true;
+      v = sim::Vary::nothing();
     } else {
-      throw InputError("--vary",
-                       "\"" + word +
-                           "\" is not a dimension: use micro_batch, chunks, sp, checkpointing, zero, context, "
-                           "uneven, expert_folding, all or none");
+      const auto* d = std::find_if(std::begin(kDimensions), std::end(kDimensions),
+                                   [&](const auto& dimension) { return word == dimension.first; });
+      if (d == std::end(kDimensions)) {
+        std::string names;
+        for (const auto& [name, member] : kDimensions) names += std::string(name) + ", ";
+        throw InputError("--vary", "\"" + word + "\" is not a dimension: use " + names + "all or none");
+      }
+      v.*(d->second) = true;
     }
   }
   return v;

@@ -28,6 +28,9 @@ struct Vary {
   // uneven_split); MoE (TED): experts whole over tensor × expert ranks beside TED's split experts.
   bool uneven_stages = true;
   bool expert_folding = true;
+
+  // Every dimension left at the base workload's value.
+  static Vary nothing() { return {false, false, false, false, false, false, false, false}; }
 };
 
 // How far a search is, after each configuration.

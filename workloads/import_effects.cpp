@@ -44,6 +44,14 @@ std::string figure(double v, bool flops) {
   return text;
 }
 
+// Training FLOPs (forward and backward) per token of `m`: one sequence stands for any batch.
+double training_flops_per_token(const ModelConfig& m) {
+  Workload w;
+  w.model = m;
+  w.training.global_batch = 1;
+  return iteration_flops(w).model / static_cast<double>(m.seq_len);
+}
+
 std::string percent(double part, double whole) {
   char text[32];
   std::snprintf(text, sizeof text, "+%.1f %%", 100.0 * part / whole);
@@ -53,10 +61,7 @@ std::string percent(double part, double whole) {
 std::string mtp_effect(const ModelConfig& m, int64_t modules) {
   if (modules <= 0) return "";
   const AddedCost added = multi_token_prediction_cost(m, modules);
-  Workload w;
-  w.model = m;
-  w.training.global_batch = 1;
-  const double base = iteration_flops(w).model / static_cast<double>(m.seq_len);
+  const double base = training_flops_per_token(m);
   return "leaves out " + figure(added.parameters, false) + " (" +
          percent(added.parameters, count_parameters(m).total()) + ") and " + figure(added.flops_per_token, true) +
          " per token of training (" + percent(added.flops_per_token, base) +
@@ -71,16 +76,12 @@ std::string mtp_effect(const ModelConfig& m, int64_t modules) {
 // it computes once more (Megatron-LM num_floating_point_operations: the logits term times
 // 1 + mtp_num_layers).
 AddedCost multi_token_prediction_cost(const ModelConfig& m, int64_t modules) {
-  Workload w;  // FLOPs per token: one sequence stands for any batch
-  w.model = m;
-  w.training.global_batch = 1;
-  Workload more = w;
-  more.model.layers += modules;
+  ModelConfig more = m;
+  more.layers += modules;
   const double h = static_cast<double>(m.hidden), n = static_cast<double>(modules);
-  const double tokens = static_cast<double>(m.seq_len);
   AddedCost out;
-  out.parameters = count_parameters(more.model).total() - count_parameters(m).total() + n * (2 * h * h + 3 * h);
-  out.flops_per_token = (iteration_flops(more).model - iteration_flops(w).model) / tokens +
+  out.parameters = count_parameters(more).total() - count_parameters(m).total() + n * (2 * h * h + 3 * h);
+  out.flops_per_token = training_flops_per_token(more) - training_flops_per_token(m) +
                         3.0 * 2.0 * n * (2 * h * h + h * static_cast<double>(m.vocab));
   return out;
 }

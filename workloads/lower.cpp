@@ -38,6 +38,13 @@ double input_embedding_params(const LayerLowering& l) {
   return l.embedding_params() + l.position_params();
 }
 
+// A tied output layer on the one virtual stage that also holds the input embedding is that embedding:
+// one weight, one gradient (Megatron-LM share_embeddings_and_output_weights with one stage). On a later
+// stage it is a copy of its own (Megatron-LM's last-stage word embeddings, kept equal by an all-reduce).
+bool output_is_input_embedding(const Workload& w) {
+  return w.model.tied_embeddings && w.parallel.pipeline.stages * w.parallel.pipeline.chunks == 1;
+}
+
 class StageLowering {
  public:
   StageLowering(const Ctx& c, LayerLowering& layers, Role& role, const std::vector<Slot>& slots,
@@ -241,20 +248,13 @@ class StageLowering {
     }
   }
 
-  // A tied output layer on the chunk that holds the input embedding is that embedding: one weight, one
-  // gradient (Megatron-LM share_embeddings_and_output_weights with one stage). On a later stage it is a
-  // copy of its own (Megatron-LM's last-stage word embeddings, kept equal by an all-reduce).
-  bool output_is_input_embedding(int32_t chunk) const {
-    return c_.w.model.tied_embeddings && first_virtual(chunk) && last_virtual(chunk);
-  }
-
   // Parameter blocks of a chunk: its layers, plus the embeddings on the first and the output embedding
   // on the last virtual stage.
   std::vector<std::pair<int32_t, detail::ParamBlock>> chunk_params(int32_t chunk) const {
     std::vector<std::pair<int32_t, detail::ParamBlock>> out;
     for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
       for (const auto& b : layers_.layer_params(l)) out.push_back({l, b});
-    if (last_virtual(chunk) && !output_is_input_embedding(chunk))
+    if (last_virtual(chunk) && !output_is_input_embedding(c_.w))
       out.push_back({kLayerLogits, {"output_embedding", layers_.embedding_params(), false}});
     if (first_virtual(chunk)) out.push_back({kLayerEmbedding, {"embedding", input_embedding_params(layers_), false}});
     return out;
@@ -283,7 +283,7 @@ class StageLowering {
     // without axonn or optimus.
     const bool layers_done = c_.w.parallel.zero_stage == 3;
     std::vector<detail::GradientBlock> out;
-    if (last_virtual(chunk) && !output_is_input_embedding(chunk))
+    if (last_virtual(chunk) && !output_is_input_embedding(c_.w))
       out.push_back({kLayerLogits, "output_embedding", layers_.embedding_params() * bytes, false});
     if (!layers_done)
       for (int32_t l = end_layer(chunk) - 1; l >= first_layer(chunk); --l)
@@ -496,8 +496,7 @@ MemoryEstimate estimate_memory(const Ctx& c, const LayerLowering& layers, const 
     // fp8 copy, which the transpose doubles: as many bytes as the 16-bit weight, nothing more.
     double embeddings = 0;
     if (role.stage == 0) embeddings += input_embedding_params(layers);
-    if (role.stage == stages - 1 && !(c.w.model.tied_embeddings && stages == 1 && chunks == 1))
-      embeddings += layers.embedding_params();
+    if (role.stage == stages - 1 && !output_is_input_embedding(c.w)) embeddings += layers.embedding_params();
     const double linear = shard(dense - embeddings, gd, zero >= 3) + shard(expert, ge, zero >= 3);
     m.weights += t.fp8_param_gather ? 0.0 : 2.0 * linear;
   }

@@ -907,7 +907,7 @@ class MegatronLowering final : public LayerLowering {
     const double h = static_cast<double>(h_);
     if (all_gather_) {
       const AxisMask group = c_.expert | c_.tensor;
-      const double tokens = static_cast<double>((t_ > 1 ? T_ / t_ : T_) * c_.size(group));
+      const double tokens = static_cast<double>(T_ / t_ * c_.size(group));  // every rank's sequence shard
       const double E = static_cast<double>(c_.w.model.moe.experts);
       const bool forward = e.phase != Phase::backward;
       if (gathers) {

@@ -220,13 +220,19 @@ void validate_moe(const Workload& w) {
   require(et == 0 || et == 1 || et == t, "parallelism.expert.tensor",
           "= " + std::to_string(et) + ": the experts are split over the whole tensor group (" + std::to_string(t) +
               ") or not at all (1)");
+  // Both layouts route each rank's sequence-parallel shard of the tokens.
+  const bool gathers = w.parallel.expert_dispatch == ExpertDispatch::all_gather;
+  if (t > 1 && (w.parallel.experts_folded() || gathers))
+    require(w.parallel.sequence_parallel, "parallelism.sequence_parallel",
+            std::string("must be true with ") +
+                (w.parallel.experts_folded() ? "parallelism.expert.tensor = 1 and tensor parallelism: each rank "
+                                               "routes the tokens of its sequence shard"
+                                             : "parallelism.expert.dispatcher = \"all_gather\" and tensor "
+                                               "parallelism: the dispatcher gathers each rank's sequence shard") +
+                " (Megatron-LM requires --sequence-parallel with MoE and tensor parallelism)");
   if (w.parallel.experts_folded()) {
     // Megatron-Core folds the expert-parallel group over the tensor ranks (parallel_state.py,
     // expert_tensor_and_model_parallel group); each rank routes its own sequence-parallel tokens.
-    require(w.parallel.sequence_parallel, "parallelism.sequence_parallel",
-            "must be true with parallelism.expert.tensor = 1 and tensor parallelism: each rank routes the "
-            "tokens of its sequence shard (Megatron-LM requires --sequence-parallel with MoE and tensor "
-            "parallelism)");
     require(moe.experts % (w.parallel.expert * t) == 0, "model.moe.experts",
             "= " + std::to_string(moe.experts) + " is not divisible by the expert-parallel group, expert size " +
                 std::to_string(w.parallel.expert) + " × tensor size " + std::to_string(t) +
@@ -234,13 +240,8 @@ void validate_moe(const Workload& w) {
     require(!w.opt.duplicate_token_dropping, "optimizations.duplicate_token_dropping",
             "has nothing to drop with parallelism.expert.tensor = 1: the tensor ranks route different tokens");
   }
-  require(w.parallel.expert_dispatch == ExpertDispatch::all_to_all || t == 1 || w.parallel.sequence_parallel,
-          "parallelism.sequence_parallel",
-          "must be true with parallelism.expert.dispatcher = \"all_gather\" and tensor parallelism: the dispatcher "
-          "gathers each rank's sequence shard (Megatron-LM requires --sequence-parallel with MoE and tensor "
-          "parallelism)");
-  require(!w.opt.duplicate_token_dropping || w.parallel.expert_dispatch == ExpertDispatch::all_to_all,
-          "optimizations.duplicate_token_dropping", "applies to the all-to-all dispatcher only");
+  require(!w.opt.duplicate_token_dropping || !gathers, "optimizations.duplicate_token_dropping",
+          "applies to the all-to-all dispatcher only");
   require(w.parallel.tensor.mode == TensorMode::none || w.parallel.tensor.mode == TensorMode::megatron,
           "parallelism.tensor.mode",
           std::string("= \"") + to_string(w.parallel.tensor.mode) +

@@ -220,7 +220,7 @@ TEST(Search, EnumeratesEveryFactorisation) {
   EXPECT_EQ(ps::configurations(base, ps::Family::four_d, 16).size(), 35u);
   // PTD-P: t·p·d = 16 (15 ways); with a pipeline each micro-batch size (1, 2, 4, 8 that split the batch)
   // and each chunk count (p·v | 4 layers) is a configuration of its own.
-  ps::Vary none{false, false, false, false, false, false, false, false};
+  ps::Vary none = ps::Vary::nothing();
   EXPECT_EQ(ps::configurations(base, ps::Family::ptdp, 16, none).size(), 15u);
   EXPECT_TRUE(ps::configurations(base, ps::Family::ted, 16).empty());  // a dense model
 }

@@ -25,7 +25,7 @@ pw::Workload example(const std::string& file) {
   return pw::load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/" + file);
 }
 
-const ps::Vary kNothing{false, false, false, false, false, false, false, false};
+const ps::Vary kNothing = ps::Vary::nothing();
 
 size_t variants(const std::vector<ps::Configuration>& cs) {
   size_t n = 0;
