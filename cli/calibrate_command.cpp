@@ -10,7 +10,7 @@
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro.hpp"
 #include "calibration/micro_report.hpp"
-#include "cli/calibrate_suite.hpp"
+#include "calibration/suite_run.hpp"
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
@@ -121,7 +121,7 @@ Action add_calibrate_command(CLI::App& app) {
   refit_cmd->add_option("profile", r->profile, "profile JSON written by calibrate micro")->required();
   refit_cmd->add_option("--out,-o", r->out, "write here instead of rewriting the profile");
 
-  auto c = std::make_shared<CompareArgs>();
+  auto c = std::make_shared<calibration::CompareRun>();
   CLI::App* compare = cmd->add_subcommand(
       "compare",
       "Execute a workload (through mpirun) and simulate it with a fitted profile; report predicted versus measured per "
@@ -143,7 +143,7 @@ Action add_calibrate_command(CLI::App& app) {
   compare->add_option("--timeout", c->launch.timeout, "exec's --timeout: seconds a rank may go without progress")
       ->check(CLI::NonNegativeNumber);
 
-  auto s = std::make_shared<SuiteArgs>();
+  auto s = std::make_shared<calibration::SuiteRun>();
   CLI::App* suite = cmd->add_subcommand(
       "suite",
       "Fit a profile for every rank count of a suite (micro-benchmarks), then compare every workload of the suite; "
@@ -158,8 +158,11 @@ Action add_calibrate_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   return [a, c, compare, s, suite, r, refit_cmd]() -> int {
     if (refit_cmd->parsed()) return refit(*r);
-    if (compare->parsed()) return calibrate_compare(*c);
-    if (suite->parsed()) return calibrate_suite(*s);
+    if (compare->parsed()) {
+      calibration::compare_workload(*c);
+      return 0;
+    }
+    if (suite->parsed()) return calibration::run_suite(*s) == 0 ? 0 : kExitSomeFailed;
     return micro(*a);
   };
 }

@@ -3,17 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "common/exit_codes.hpp"
+
 namespace paratwin::cli {
 
-// Exit codes, one table for every command (README.md, "Exit status"): 0 success; 1 internal error (a
-// bug); 2 bad input: an option, input file or output path (the message names it, the file, JSON path and
-// rule); 3 finished, but some results failed (sweep points, validation points, baseline or verify
-// checks); 4 the job failed while running (a rank failed, was stopped or timed out; a backend cannot run
-// on this host).
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitSomeFailed = 3;
-constexpr int kExitJobFailed = 4;
+// Exit codes, one table for every command (common/exit_codes.hpp).
+using paratwin::kExitBadInput;
+using paratwin::kExitInternal;
+using paratwin::kExitJobFailed;
+using paratwin::kExitSomeFailed;
 // The table as `paratwin --help` and every subcommand's help print it (the README holds the same rows;
 // a test compares them).
 constexpr const char* kExitStatusHelp =

@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/launch_script.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/report_text.hpp"
@@ -15,6 +14,7 @@
 #include "workloads/import_effects.hpp"
 #include "workloads/import_hf.hpp"
 #include "workloads/import_megatron.hpp"
+#include "workloads/launch_script.hpp"
 
 namespace paratwin::cli {
 
@@ -133,6 +133,61 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
       }};
 }
 
+// `paratwin import megatron`: the command line (or the one a launch script builds) imported, the
+// workload written, what was assumed or left out listed on stderr.
+int run_import_megatron(ImportArgs& a) {
+  if (!a.out.empty()) check_output_file(a.out, "--out");
+  RunFiles()
+      .input("--machine", topology::machine_file(a.machine))
+      .input("--script", a.script)
+      .output("--out", a.out)
+      .check();
+  // The name is the workload's own, written as given: it must be text JSON can hold.
+  if (const size_t bad = invalid_utf8_at(a.options.name); bad != std::string::npos)
+    throw InputError("--name", printed("is not UTF-8 text (byte 0x%02x at offset %zu): give the name in UTF-8",
+                                       static_cast<unsigned char>(a.options.name[bad]), bad));
+  if (!a.machine.empty()) {
+    const auto machine = topology::resolve_machine(a.machine);
+    a.options.devices_per_node = machine.devices_per_node();
+    a.options.machine = machine.name;
+  }
+  if (a.script.empty() && a.words.empty())
+    throw InputError("command", "give the Megatron-LM command line after `--`, or a launch script with --script");
+  std::vector<std::string> words = a.words;
+  if (!a.script.empty()) {
+    words = workloads::training_command("--script", a.script, workloads::record_launch("--script", a.script, a.words));
+    std::cerr << "paratwin import megatron: " << a.script << " launches: " << words.front() << " ... ("
+              << words.size() - 1 << " arguments)\n";
+  }
+  workloads::MegatronImport result;
+  try {
+    result = workloads::import_megatron(words, a.options);
+  } catch (const workloads::MegatronArgumentsError& e) {
+    // One line each: a long command can have many.
+    std::cerr << "paratwin import megatron: the workload was not written:\n";
+    if (!e.error().empty()) std::cerr << "  error: " << e.error() << "\n";
+    for (const auto& u : e.unknown()) std::cerr << "  unknown argument: " << u << "\n";
+    for (const auto& c : e.inexpressible()) std::cerr << "  cannot be expressed: " << c << "\n";
+    if (!e.unknown().empty()) std::cerr << "  (--allow-unknown imports without the unknown arguments)\n";
+    if (!e.inexpressible().empty()) std::cerr << "  (--approximate imports without the inexpressible ones)\n";
+    return kExitBadInput;
+  }
+  const auto& w = result.workload;
+  if (a.out.empty())
+    std::cout << result.text;
+  else
+    write_file_atomically(a.out, result.text);
+  std::cerr << "paratwin import megatron: " << (a.out.empty() ? "wrote the workload" : "wrote " + a.out) << " \""
+            << w.name << "\": " << w.total_ranks() << " ranks, " << workloads::configuration_label(w) << ", "
+            << w.micro_batches() << " micro-batches per iteration, vocab " << w.model.vocab << "; "
+            << workloads::parameters_label(w.model) << "\n";
+  print_list("assumed", result.assumptions, "; ");
+  print_list("unknown, left out", result.unknown);
+  print_dropped(result.dropped, w.model);
+  print_list("not modelled (no effect on the cost model)", result.not_modelled);
+  return 0;
+}
+
 }  // namespace
 
 Action add_import_command(CLI::App& app) {
@@ -186,59 +241,7 @@ Action add_import_command(CLI::App& app) {
   const auto hf_command = add_import_hf(*cmd);
   CLI::App* hf = hf_command.first;
   const Action run_hf = hf_command.second;
-  return [a, hf, run_hf]() -> int {
-    if (hf->parsed()) return run_hf();
-    if (!a->out.empty()) check_output_file(a->out, "--out");
-    RunFiles()
-        .input("--machine", topology::machine_file(a->machine))
-        .input("--script", a->script)
-        .output("--out", a->out)
-        .check();
-    // The name is the workload's own, written as given: it must be text JSON can hold.
-    if (const size_t bad = invalid_utf8_at(a->options.name); bad != std::string::npos)
-      throw InputError("--name", printed("is not UTF-8 text (byte 0x%02x at offset %zu): give the name in UTF-8",
-                                         static_cast<unsigned char>(a->options.name[bad]), bad));
-    if (!a->machine.empty()) {
-      const auto machine = topology::resolve_machine(a->machine);
-      a->options.devices_per_node = machine.devices_per_node();
-      a->options.machine = machine.name;
-    }
-    if (a->script.empty() && a->words.empty())
-      throw InputError("command", "give the Megatron-LM command line after `--`, or a launch script with --script");
-    std::vector<std::string> words = a->words;
-    if (!a->script.empty()) {
-      words = training_command("--script", a->script, record_launch("--script", a->script, a->words));
-      std::cerr << "paratwin import megatron: " << a->script << " launches: " << words.front() << " ... ("
-                << words.size() - 1 << " arguments)\n";
-    }
-    workloads::MegatronImport result;
-    try {
-      result = workloads::import_megatron(words, a->options);
-    } catch (const workloads::MegatronArgumentsError& e) {
-      // One line each: a long command can have many.
-      std::cerr << "paratwin import megatron: the workload was not written:\n";
-      if (!e.error().empty()) std::cerr << "  error: " << e.error() << "\n";
-      for (const auto& u : e.unknown()) std::cerr << "  unknown argument: " << u << "\n";
-      for (const auto& c : e.inexpressible()) std::cerr << "  cannot be expressed: " << c << "\n";
-      if (!e.unknown().empty()) std::cerr << "  (--allow-unknown imports without the unknown arguments)\n";
-      if (!e.inexpressible().empty()) std::cerr << "  (--approximate imports without the inexpressible ones)\n";
-      return kExitBadInput;
-    }
-    const auto& w = result.workload;
-    if (a->out.empty())
-      std::cout << result.text;
-    else
-      write_file_atomically(a->out, result.text);
-    std::cerr << "paratwin import megatron: " << (a->out.empty() ? "wrote the workload" : "wrote " + a->out) << " \""
-              << w.name << "\": " << w.total_ranks() << " ranks, " << workloads::configuration_label(w) << ", "
-              << w.micro_batches() << " micro-batches per iteration, vocab " << w.model.vocab << "; "
-              << workloads::parameters_label(w.model) << "\n";
-    print_list("assumed", result.assumptions, "; ");
-    print_list("unknown, left out", result.unknown);
-    print_dropped(result.dropped, w.model);
-    print_list("not modelled (no effect on the cost model)", result.not_modelled);
-    return 0;
-  };
+  return [a, hf, run_hf]() -> int { return hf->parsed() ? run_hf() : run_import_megatron(*a); };
 }
 
 }  // namespace paratwin::cli

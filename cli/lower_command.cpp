@@ -13,8 +13,8 @@
 #include "workloads/embedded_examples.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
+#include "workloads/lower_text.hpp"
 #include "workloads/report.hpp"
-#include "workloads/schedule.hpp"
 
 namespace paratwin::cli {
 
@@ -32,27 +32,6 @@ struct LowerArgs {
   std::string machine;
   int64_t nodes = 0;
 };
-
-void print_ops(const workloads::Program& p, int64_t role) {
-  const auto& r = p.roles[static_cast<size_t>(role)];
-  std::cout << "\nop list of " << r.name << ":\n";
-  for (size_t i = 0; i < r.ops.size(); ++i) {
-    const auto& op = r.ops[i];
-    std::cout << "  " << i << ' ' << workloads::to_string(op.kind) << ' ' << op.name << " ["
-              << workloads::to_string(op.phase) << " layer " << op.layer << " mb " << op.micro_batch << " chunk "
-              << op.chunk << " stream " << workloads::to_string(op.stream) << "]";
-    if (op.kind == workloads::OpKind::gemm)
-      std::cout << " m=" << op.gemm.m << " n=" << op.gemm.n << " k=" << op.gemm.k << " batch=" << op.gemm.batch;
-    if (workloads::is_collective(op.kind)) std::cout << " group=" << p.grid.mask_name(op.group);
-    if (workloads::is_p2p(op.kind)) std::cout << " peer=" << op.peer_stage << " tag=" << op.tag;
-    std::cout << " bytes=" << op.bytes;
-    if (op.dep_count) {
-      std::cout << " deps=";
-      for (uint32_t k = 0; k < op.dep_count; ++k) std::cout << (k ? "," : "") << r.deps[op.dep_begin + k];
-    }
-    std::cout << "\n";
-  }
-}
 
 }  // namespace
 
@@ -125,31 +104,9 @@ Action add_lower_command(CLI::App& app) {
       std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
     std::cout << workloads::format_text(summary, memory, role);
     std::cout << workloads::format_collective_listing(program, role, args->collectives);
-    if (args->rank >= 0) {
-      const auto placement = program.placement();
-      const auto slot = placement.slot_of(args->rank);
-      std::cout << "\nrank " << args->rank << ": coordinates";
-      const auto coords = program.grid.coords(args->rank);
-      for (size_t i = 0; i < coords.size(); ++i) std::cout << ' ' << program.grid.axes()[i].name << '=' << coords[i];
-      if (program.devices_per_node > 0) std::cout << "; node " << slot.node << ", device " << slot.local;
-      std::cout << "\n";
-      for (size_t i = 0; i < program.grid.axes().size(); ++i) {
-        const auto mask = workloads::AxisMask{1} << i;
-        if (program.grid.group_size(mask) <= 1) continue;
-        std::cout << "  " << program.grid.axes()[i].name << " group:";
-        for (int64_t r : program.grid.group(args->rank, mask)) std::cout << ' ' << r;
-        std::cout << "\n";
-      }
-    }
-    if (args->schedule) {
-      const auto& pp = w.parallel.pipeline;
-      const workloads::ScheduleSpec spec{pp.schedule, pp.stages, w.micro_batches(), pp.chunks, pp.pipeline_limit};
-      const auto all = workloads::all_stage_schedules(spec);
-      std::cout << "\npipeline schedule (" << workloads::to_string(pp.schedule) << "):\n";
-      for (size_t s = 0; s < all.size(); ++s)
-        std::cout << "  stage " << s << ": " << workloads::describe(all[s], pp.chunks) << "\n";
-    }
-    if (args->ops) print_ops(program, role < 0 ? 0 : role);
+    if (args->rank >= 0) std::cout << workloads::rank_text(program, args->rank);
+    if (args->schedule) std::cout << workloads::schedules_text(w);
+    if (args->ops) std::cout << workloads::op_list_text(program, role < 0 ? 0 : role);
     return 0;
   };
 }

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/simulation_report.hpp"
 #include "common/input_error.hpp"
 #include "common/report_text.hpp"
 #include "common/run_files.hpp"
@@ -12,6 +11,7 @@
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_plot.hpp"
+#include "predict/simulation_report.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/trace.hpp"
@@ -81,6 +81,57 @@ bool wants_progress(const SimulateArgs& a, int64_t ranks) {
   return a.progress || ranks > predict::kProgressAboveRanks;
 }
 
+int run_simulate(const SimulateArgs& a) {
+  // Outputs are checked before the work: a typo in a path must not cost a simulation.
+  if (!a.trace.empty()) check_output_file(a.trace, "--trace");
+  if (!a.json.empty()) check_output_file(a.json, "--json");
+  if (!a.plot.empty()) {
+    predict::plot_format(a.plot, "--plot");
+    check_output_file(a.plot, "--plot");
+  }
+  RunFiles()
+      .input("--workload", a.workload)
+      .input("--machine", topology::machine_file(a.machine))
+      .input("--profile", a.profile)
+      .output("--trace", a.trace)
+      .output("--json", a.json)
+      .output("--plot", a.plot)
+      .check();
+  const auto w = workloads::load_workload_or_default(a.workload);
+  const auto choice = predict::choose_fidelity(w.total_ranks(), a.fidelity, a.fold);
+  // First, before anything slow: what will be simulated and how to choose otherwise.
+  std::fprintf(stderr, "paratwin simulate: %s\n", predict::describe(choice, w.total_ranks()).c_str());
+  predict::PointOptions options;
+  options.nodes = a.nodes;
+  options.fidelity = a.fidelity;  // predict makes the same choice and records it
+  options.library = a.library;
+  options.profile = a.profile;
+  options.algorithms = a.algorithms;
+  options.trace_ranks = parse_trace_ranks(a.trace_ranks, w.total_ranks());
+  // Streamed into a temporary file as the simulation runs; committed with --json below, or removed.
+  std::unique_ptr<StreamedOutput> trace;
+  if (!a.trace.empty()) trace = std::make_unique<StreamedOutput>(a.trace, "--trace");
+  options.trace = trace ? &trace->stream() : nullptr;
+  options.progress = wants_progress(a, w.total_ranks());
+  options.fold = a.fold;
+  options.max_seconds = a.max_hours * 3600;
+  if (options.progress) options.step = predict::step_log();
+  options.warn = predict::print_warning;
+  const auto p = predict::predict(w, predict::load_machine(a.machine, a.profile), options);
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(p).dump(2) + "\n");
+  if (!a.plot.empty())
+    outputs.emplace_back(
+        a.plot, predict::render_run_plot(w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
+                                             " ranks: " + formatted(p.iteration_seconds, "%.4g") + " s per iteration",
+                                         {{w.name, *p.summary}}, predict::plot_format(a.plot, "--plot")));
+  std::vector<StreamedOutput*> streamed;
+  if (trace) streamed.push_back(trace.get());
+  write_files_atomically(outputs, streamed);
+  predict::print_simulation_report(w, p);
+  return 0;
+}
+
 }  // namespace
 
 Action add_simulate_command(CLI::App& app) {
@@ -141,56 +192,7 @@ Action add_simulate_command(CLI::App& app) {
                     std::to_string(predict::kAutoFoldAboveRanks) +
                     " ranks (within 0.4-1.5% of one actor per rank in our measurements, up to 2,048 ranks; see "
                     "sim/README.md)");
-  return [a]() -> int {
-    // Outputs are checked before the work: a typo in a path must not cost a simulation.
-    if (!a->trace.empty()) check_output_file(a->trace, "--trace");
-    if (!a->json.empty()) check_output_file(a->json, "--json");
-    if (!a->plot.empty()) {
-      predict::plot_format(a->plot, "--plot");
-      check_output_file(a->plot, "--plot");
-    }
-    RunFiles()
-        .input("--workload", a->workload)
-        .input("--machine", topology::machine_file(a->machine))
-        .input("--profile", a->profile)
-        .output("--trace", a->trace)
-        .output("--json", a->json)
-        .output("--plot", a->plot)
-        .check();
-    const auto w = workloads::load_workload_or_default(a->workload);
-    const auto choice = predict::choose_fidelity(w.total_ranks(), a->fidelity, a->fold);
-    // First, before anything slow: what will be simulated and how to choose otherwise.
-    std::fprintf(stderr, "paratwin simulate: %s\n", predict::describe(choice, w.total_ranks()).c_str());
-    predict::PointOptions options;
-    options.nodes = a->nodes;
-    options.fidelity = a->fidelity;  // predict makes the same choice and records it
-    options.library = a->library;
-    options.profile = a->profile;
-    options.algorithms = a->algorithms;
-    options.trace_ranks = parse_trace_ranks(a->trace_ranks, w.total_ranks());
-    // Streamed into a temporary file as the simulation runs; committed with --json below, or removed.
-    std::unique_ptr<StreamedOutput> trace;
-    if (!a->trace.empty()) trace = std::make_unique<StreamedOutput>(a->trace, "--trace");
-    options.trace = trace ? &trace->stream() : nullptr;
-    options.progress = wants_progress(*a, w.total_ranks());
-    options.fold = a->fold;
-    options.max_seconds = a->max_hours * 3600;
-    if (options.progress) options.step = step_log();
-    options.warn = print_warning;
-    const auto p = predict::predict(w, predict::load_machine(a->machine, a->profile), options);
-    std::vector<std::pair<std::string, std::string>> outputs;
-    if (!a->json.empty()) outputs.emplace_back(a->json, predict::to_json(p).dump(2) + "\n");
-    if (!a->plot.empty())
-      outputs.emplace_back(a->plot, predict::render_run_plot(
-                                        w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
-                                            " ranks: " + formatted(p.iteration_seconds, "%.4g") + " s per iteration",
-                                        {{w.name, *p.summary}}, predict::plot_format(a->plot, "--plot")));
-    std::vector<StreamedOutput*> streamed;
-    if (trace) streamed.push_back(trace.get());
-    write_files_atomically(outputs, streamed);
-    print_simulation_report(w, p);
-    return 0;
-  };
+  return [a]() -> int { return run_simulate(*a); };
 }
 
 }  // namespace paratwin::cli

@@ -8,15 +8,15 @@
 
 #include "calibration/validation.hpp"
 #include "cli/commands.hpp"
-#include "cli/report_guard.hpp"
-#include "cli/source_tree.hpp"
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/source_tree.hpp"
 #include "common/text_file.hpp"
 #include "predict/baselines.hpp"
 #include "predict/kernel_fit_report.hpp"
 #include "predict/reference_points.hpp"
+#include "predict/report_guard.hpp"
 
 namespace paratwin::cli {
 
@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 using calibration::ReferenceSuite;
 
 struct CommonArgs {
-  std::string reference;  // empty: results/reference of paratwin's sources (cli/source_tree.hpp)
+  std::string reference;  // empty: results/reference of paratwin's sources (common/source_tree.hpp)
   std::vector<std::string> suites;
   std::string machines;
   int jobs = 2;
@@ -114,7 +114,7 @@ int run_validate(const ValidateArgs& a) {
   const auto suites = selected_suites(a.common);
   std::vector<std::string> names;
   for (const auto& suite : suites) names.push_back(suite.name);
-  refuse_partial_report(a.out, names, "--out");
+  predict::refuse_partial_report(a.out, names, "--out");
   prepare_output_folder(a.out, "--out");  // inputs first: a bad one leaves no folder behind
   const auto gpus = predict::point_gpus(suites);
   const auto tasks = predict::reference_tasks(suites, gpus, a.model, a.simulate_up_to);

@@ -1,11 +1,11 @@
-#include "cli/source_tree.hpp"
+#include "common/source_tree.hpp"
 
 #include <filesystem>
 #include <vector>
 
 #include "common/child_process.hpp"
 
-namespace paratwin::cli {
+namespace paratwin {
 
 namespace fs = std::filesystem;
 
@@ -27,4 +27,4 @@ std::string source_path(const std::string& relative) {
   return relative;
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

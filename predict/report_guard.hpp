@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 // Throws InputError naming `option` (--out) when `folder`/validation.csv lists a suite that `suites`
 // does not hold.
 void refuse_partial_report(const std::string& folder, const std::vector<std::string>& suites,
                            const std::string& option);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

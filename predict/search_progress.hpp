@@ -7,7 +7,7 @@
 
 #include "sim/search.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 class RankingProgress {
  public:
@@ -29,4 +29,4 @@ class RankingProgress {
   bool printed_ = false;
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

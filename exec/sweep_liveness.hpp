@@ -7,9 +7,9 @@
 #include <chrono>
 #include <map>
 
-#include "cli/sweep_mpi.hpp"
+#include "exec/sweep_mpi.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::exec {
 
 class RankLiveness {
  public:
@@ -18,7 +18,8 @@ class RankLiveness {
   // points would time out.
   static double silence_limit(double point_timeout);
 
-  RankLiveness(const SweepComm& comm, double silence_seconds);
+  // `exit_status`: the status every rank ends with when one is silent too long.
+  RankLiveness(const SweepComm& comm, double silence_seconds, int exit_status);
   // Beats (once a second), hears the others, and ends the job when one has been silent too long.
   void tick();
 
@@ -26,8 +27,9 @@ class RankLiveness {
   using Clock = std::chrono::steady_clock;
   const SweepComm& comm_;
   double silence_;
+  int exit_status_;
   Clock::time_point last_beat_, last_tick_;
   std::map<int, Clock::time_point> heard_;  // a worker: rank 0; rank 0: every worker
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::exec

@@ -1,4 +1,4 @@
-#include "cli/report_guard.hpp"
+#include "predict/report_guard.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 
 #include "common/input_error.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 void refuse_partial_report(const std::string& folder, const std::vector<std::string>& suites,
                            const std::string& option) {
@@ -32,4 +32,4 @@ void refuse_partial_report(const std::string& folder, const std::vector<std::str
                        "another folder (--out DIR), validate every suite it holds, or remove its validation.csv");
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

@@ -1,4 +1,4 @@
-#include "cli/sweep_mpi.hpp"
+#include "exec/sweep_mpi.hpp"
 
 #include <mpi.h>
 
@@ -7,7 +7,7 @@
 #include <iterator>
 #include <string>
 
-namespace paratwin::cli {
+namespace paratwin::exec {
 
 namespace {
 
@@ -137,4 +137,4 @@ void SweepComm::abort(int code) const {
   std::exit(code);
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::exec

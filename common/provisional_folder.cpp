@@ -1,10 +1,10 @@
-#include "cli/provisional_folder.hpp"
+#include "common/provisional_folder.hpp"
 
 #include <system_error>
 
 #include "common/text_file.hpp"
 
-namespace paratwin::cli {
+namespace paratwin {
 
 namespace fs = std::filesystem;
 
@@ -28,4 +28,4 @@ ProvisionalFolder::~ProvisionalFolder() {
   }
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

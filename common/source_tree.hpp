@@ -4,7 +4,7 @@
 // folder being the repository's top.
 #include <string>
 
-namespace paratwin::cli {
+namespace paratwin {
 
 // `relative` (e.g. "results/reference") in the source tree this executable was built from (its path is
 // compiled in), else beside the executable (build/cli/paratwin: two folders up; an installed
@@ -12,4 +12,4 @@ namespace paratwin::cli {
 // itself when none does (the caller's error then names it).
 std::string source_path(const std::string& relative);
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace paratwin::cli {
+namespace paratwin {
 
 class ProvisionalFolder {
  public:
@@ -23,4 +23,4 @@ class ProvisionalFolder {
   std::filesystem::path path_;
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::cli {
+namespace paratwin::exec {
 
 class SweepComm {
  public:
@@ -53,4 +53,4 @@ class SweepComm {
   mutable std::list<Sending> sending_;
 };
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::exec

@@ -1,11 +1,9 @@
-#include "cli/sweep_liveness.hpp"
+#include "exec/sweep_liveness.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "cli/commands.hpp"
-
-namespace paratwin::cli {
+namespace paratwin::exec {
 
 namespace {
 
@@ -24,9 +22,10 @@ double RankLiveness::silence_limit(double point_timeout) {
   return std::clamp(point_timeout, kLeastSilence, kDefaultSilence);
 }
 
-RankLiveness::RankLiveness(const SweepComm& comm, double silence_seconds)
+RankLiveness::RankLiveness(const SweepComm& comm, double silence_seconds, int exit_status)
     : comm_(comm),
       silence_(silence_seconds),
+      exit_status_(exit_status),
       last_beat_(Clock::now() - std::chrono::hours(1)),
       last_tick_(Clock::now()) {
   const auto now = Clock::now();
@@ -59,8 +58,8 @@ void RankLiveness::tick() {
                  "finished, and a rerun resumes\n",
                  comm_.rank(), r, silent, silence_);
     std::fflush(stderr);
-    comm_.abort(kExitJobFailed);
+    comm_.abort(exit_status_);
   }
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::exec

@@ -1,9 +1,9 @@
-#include "cli/search_progress.hpp"
+#include "predict/search_progress.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 namespace {
 
@@ -45,4 +45,4 @@ void RankingProgress::finish(const sim::SearchResult& result) {
                static_cast<long long>(result.configurations), static_cast<long long>(result.estimated), elapsed());
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict

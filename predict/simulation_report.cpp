@@ -1,11 +1,11 @@
-#include "cli/simulation_report.hpp"
+#include "predict/simulation_report.hpp"
 
 #include <chrono>
 #include <cstdio>
 
 #include "predict/simulation_text.hpp"
 
-namespace paratwin::cli {
+namespace paratwin::predict {
 
 std::function<void(const std::string&)> step_log() {
   const auto start = std::chrono::steady_clock::now();
@@ -19,9 +19,9 @@ void print_warning(const std::string& what) {
   std::fprintf(stderr, "paratwin: warning: %s\n", what.c_str());
 }
 
-void print_simulation_report(const workloads::Workload& w, const predict::Prediction& p) {
-  std::printf("%s", predict::simulation_heading(w, p).c_str());
-  print_summary(w, *p.summary, "simulated anyway", predict::collective_table_note(p));
+void print_simulation_report(const workloads::Workload& w, const Prediction& p) {
+  std::printf("%s", simulation_heading(w, p).c_str());
+  print_summary(w, *p.summary, "simulated anyway", collective_table_note(p));
 }
 
-}  // namespace paratwin::cli
+}  // namespace paratwin::predict
