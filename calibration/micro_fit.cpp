@@ -29,25 +29,27 @@ std::pair<double, double> ring_terms(OpKind kind, double p) {
   }
 }
 
-}  // namespace
+using Lines = std::map<std::pair<int, int64_t>, std::pair<std::vector<double>, std::vector<double>>>;
 
-nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const topology::Machine& machine,
-                         const std::string& backend, int ranks) {
+// What the sweeps measured, for the fits: the element-wise sweep's bytes and seconds, and every
+// collective's sizes and seconds by kind and group size.
+struct Sweeps {
+  std::vector<double> bytes, seconds;
+  Lines lines;  // (kind, p)
+};
+
+// The raw measurements into the profile (`out`): the workloads' GEMM shapes as measured, and every
+// op of the sweeps.
+Sweeps record_measurements(const MicroPlan& plan, const MicroTimes& times, nlohmann::json& out) {
   const auto& program = plan.program;
   const auto& ops = program.roles[0].ops;
   const auto& seconds = times.seconds;
-  const auto& interference = times.interference;
-  const auto& message_sizes = plan.message_sizes;
-  const auto& message_seconds = times.message_seconds;
-  const uint32_t flush = plan.flush, lead_in = plan.lead_in;
-  nlohmann::json out;
-  out["backend"] = backend;
-  out["ranks"] = ranks;
-  out["machine"] = machine.name;
+  const uint32_t flush = plan.flush;
   auto& raw = out["measurements"];
-  raw = nlohmann::json::array();
-  std::vector<double> sweep_bytes, sweep_seconds;
-  std::map<std::pair<int, int64_t>, std::pair<std::vector<double>, std::vector<double>>> lines;  // (kind, p)
+  Sweeps sweeps;
+  auto& sweep_bytes = sweeps.bytes;
+  auto& sweep_seconds = sweeps.seconds;
+  auto& lines = sweeps.lines;
   auto& table = out["fit"]["gemm_shapes"];
   table = nlohmann::json::array();
   for (uint32_t i = plan.first_shape; i < plan.first_sweep_gemm; ++i) {
@@ -86,17 +88,18 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
     raw.push_back(std::move(m));
   }
 
-  // Fits: launch overhead and memory bandwidth from the sweeps; the GEMM shape model per dtype over
-  // every GEMM timed, the sweep's and the workloads' shapes (a nominal peak below what the GEMMs reach
-  // is raised to it); α per step and bus bandwidth per collective and group size. The workloads' shapes
-  // are also kept as measured, which the simulator prefers to the model for those shapes.
-  const LineFit sweep = fit_line(sweep_bytes, sweep_seconds);
-  const double launch = std::max(0.0, sweep.intercept);
-  auto& fit = out["fit"];
-  fit["launch_overhead_us"] = launch * 1e6;
-  fit["memory_GBps"] = 1 / sweep.slope / 1e9;
-  out["fit_error"]["sweep_rms_relative"] = sweep.rms_relative_error;
-  fit_profile_gemms(out, machine);
+  return sweeps;
+}
+
+// Every collective kind's fit: its step cost (a) and seconds per bus byte (b).
+struct CollectiveFits {
+  std::map<int, PlaneFit> kind_fit;
+  double fastest = 0;  // seconds per bus byte of the fastest kind
+  double worst_rms = 0;
+  std::vector<double> steps_fitted;
+};
+
+CollectiveFits fit_collectives(const Lines& lines, nlohmann::json& fit) {
   // Per collective kind, the simulator's own form fitted over every size and group size measured:
   // seconds = steps · step cost + bus bytes · seconds per byte. The links get the fastest kind's
   // bandwidth; slower kinds keep the difference as their own cost per byte, and every kind its step.
@@ -117,9 +120,11 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
       points[2].push_back(xy.second[i]);
     }
   }
-  std::map<int, PlaneFit> kind_fit;
-  double fastest = 0, worst_rms = 0;  // seconds per bus byte of the fastest kind
-  std::vector<double> steps_fitted;
+  CollectiveFits fits;
+  auto& kind_fit = fits.kind_fit;
+  double& fastest = fits.fastest;  // seconds per bus byte of the fastest kind
+  double& worst_rms = fits.worst_rms;
+  auto& steps_fitted = fits.steps_fitted;
   for (const auto& [kind, points] : by_kind) {
     // One group size: steps are the same for every point, and the plane is a line through them.
     PlaneFit f;
@@ -135,18 +140,22 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
     steps_fitted.push_back(f.a);
     worst_rms = std::max(worst_rms, f.rms_relative_error);
   }
-  // Messages: α-β, and what they cost beyond the links (the fastest collective kind's bandwidth).
-  if (!message_seconds.empty()) {
-    const LineFit l = fit_line(message_sizes, message_seconds);
-    for (size_t i = 0; i < message_sizes.size(); ++i)
-      raw.push_back({{"kind", "message"}, {"bytes", message_sizes[i]}, {"seconds", message_seconds[i]}});
-    fit["messages"] = {{"alpha_us", std::max(0.0, l.intercept) * 1e6},
-                       {"GBps", 1 / l.slope / 1e9},
-                       {"rms_relative_error", l.rms_relative_error}};
-    if (fastest > 0)
-      fit["message_cost"] = {{"step_us", std::max(0.0, l.intercept) * 1e6},
-                             {"per_byte_ns", std::max(0.0, l.slope - fastest) * 1e9}};
-  }
+  return fits;
+}
+
+// Per collective kind, Σ w·steps² and Σ w·steps·residual of the steps' extra cost while computing.
+using KindExtra = std::map<int, std::pair<double, double>>;
+
+// The compute core's speed lost while a collective is in flight, and what a collective's step costs
+// more meanwhile (into `fit`; the measurements into `raw`).
+KindExtra fit_interference(const MicroPlan& plan, const MicroTimes& times, const CollectiveFits& fits,
+                           nlohmann::json& raw, nlohmann::json& fit) {
+  const auto& program = plan.program;
+  const auto& ops = program.roles[0].ops;
+  const auto& seconds = times.seconds;
+  const auto& interference = times.interference;
+  const uint32_t flush = plan.flush, lead_in = plan.lead_in;
+  const auto& kind_fit = fits.kind_fit;
   // A collective's modelled seconds alone: its kind's fit.
   const auto modelled = [&](const Op& op) {
     const auto [steps, factor] = ring_terms(op.kind, static_cast<double>(program.grid.group_size(op.group)));
@@ -156,7 +165,7 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
   // The compute core's speed lost while a collective is in flight: the GEMMs' extra seconds against the
   // seconds the collective was in flight during them, least squares through the origin. And what a
   // step costs more while computing, beyond the kind's fit: relative least squares per kind and over all.
-  std::map<int, std::pair<double, double>> kind_extra;  // per kind: Σ w·steps², Σ w·steps·residual
+  KindExtra kind_extra;
   if (!interference.empty()) {
     // The same collective's median alone, from the sweep above.
     const auto alone_seconds = [&](const Op& op) {
@@ -193,10 +202,52 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
     fit["compute_slowdown_communicating"] = std::clamp(xy / xx, 0.0, topology::kMaxComputeSlowdown);
     fit["overlapped_step_extra_us"] = std::max(0.0, sr / su) * 1e6;
   }
+  return kind_extra;
+}
+
+}  // namespace
+
+nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const topology::Machine& machine,
+                         const std::string& backend, int ranks) {
+  const auto& message_sizes = plan.message_sizes;
+  const auto& message_seconds = times.message_seconds;
+  nlohmann::json out;
+  out["backend"] = backend;
+  out["ranks"] = ranks;
+  out["machine"] = machine.name;
+  auto& raw = out["measurements"];
+  raw = nlohmann::json::array();
+  const Sweeps sweeps = record_measurements(plan, times, out);
+  // Fits: launch overhead and memory bandwidth from the sweeps; the GEMM shape model per dtype over
+  // every GEMM timed, the sweep's and the workloads' shapes (a nominal peak below what the GEMMs reach
+  // is raised to it); α per step and bus bandwidth per collective and group size. The workloads' shapes
+  // are also kept as measured, which the simulator prefers to the model for those shapes.
+  const LineFit sweep = fit_line(sweeps.bytes, sweeps.seconds);
+  const double launch = std::max(0.0, sweep.intercept);
+  auto& fit = out["fit"];
+  fit["launch_overhead_us"] = launch * 1e6;
+  fit["memory_GBps"] = 1 / sweep.slope / 1e9;
+  out["fit_error"]["sweep_rms_relative"] = sweep.rms_relative_error;
+  fit_profile_gemms(out, machine);
+  const CollectiveFits fits = fit_collectives(sweeps.lines, fit);
+  const double fastest = fits.fastest;
+  // Messages: α-β, and what they cost beyond the links (the fastest collective kind's bandwidth).
+  if (!message_seconds.empty()) {
+    const LineFit l = fit_line(message_sizes, message_seconds);
+    for (size_t i = 0; i < message_sizes.size(); ++i)
+      raw.push_back({{"kind", "message"}, {"bytes", message_sizes[i]}, {"seconds", message_seconds[i]}});
+    fit["messages"] = {{"alpha_us", std::max(0.0, l.intercept) * 1e6},
+                       {"GBps", 1 / l.slope / 1e9},
+                       {"rms_relative_error", l.rms_relative_error}};
+    if (fastest > 0)
+      fit["message_cost"] = {{"step_us", std::max(0.0, l.intercept) * 1e6},
+                             {"per_byte_ns", std::max(0.0, l.slope - fastest) * 1e9}};
+  }
+  const KindExtra kind_extra = fit_interference(plan, times, fits, raw, fit);
   if (fastest > 0) {
-    fit["collective_step_us"] = median(steps_fitted) * 1e6;
+    fit["collective_step_us"] = median(fits.steps_fitted) * 1e6;
     fit["link_GBps"] = 1 / fastest / 1e9;
-    for (const auto& [kind, f] : kind_fit) {
+    for (const auto& [kind, f] : fits.kind_fit) {
       nlohmann::json cost = {{"kind", workloads::to_string(static_cast<OpKind>(kind))},
                              {"step_us", f.a * 1e6},
                              {"per_byte_ns", std::max(0.0, f.b - fastest) * 1e9},
@@ -205,7 +256,7 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
         cost["overlapped_extra_us"] = std::max(0.0, it->second.second / it->second.first) * 1e6;
       fit["collective_costs"].push_back(std::move(cost));
     }
-    out["fit_error"]["collectives_rms_relative_worst_kind"] = worst_rms;
+    out["fit_error"]["collectives_rms_relative_worst_kind"] = fits.worst_rms;
   }
   return out;
 }

@@ -64,6 +64,80 @@ const char* to_string(Metric m) {
   return "?";
 }
 
+namespace {
+
+// One alternative of a point's sensitivity: edited machine files, or a workload key's values.
+Sensitivity read_sensitivity(JsonReader& s, const std::filesystem::path& folder) {
+  Sensitivity alt;
+  if (s.has("machines")) {
+    for (const auto& file : s.string_list("machines")) {
+      const std::string resolved = (folder / file).lexically_normal().string();
+      if (!is_machine_file(file) || !std::filesystem::exists(resolved))
+        s.fail("machines", "\"" + file + "\": no such machine file (" + resolved + ")");
+      alt.machines.push_back(resolved);
+    }
+    if (alt.machines.empty()) s.fail("machines", "must list at least one machine file");
+    s.finish();
+    return alt;
+  }
+  alt.key = s.string("key");
+  if (alt.key.find('.') == std::string::npos)
+    s.fail("key", "= \"" + alt.key + "\": give a dotted path into the workload, e.g. training.global_batch");
+  alt.values = s.number_list("values", -1e15, 1e15);
+  if (alt.values.empty()) s.fail("values", "must list at least one alternative value");
+  s.finish();
+  return alt;
+}
+
+// One published point; `labels` holds the suite's labels so far. Paths are resolved against `folder`,
+// the suite's.
+ReferencePoint read_point(JsonReader& p, Metric metric, const std::filesystem::path& folder,
+                          std::set<std::string>& labels) {
+  ReferencePoint point;
+  point.label = p.string("label");
+  if (point.label.empty() || !labels.insert(point.label).second)
+    p.fail("label", "= \"" + point.label + "\": labels must be non-empty and unique within the suite");
+  point.published = p.number("published", std::nullopt, 1e-12, 1e15);
+  if (p.has("range")) {
+    const auto r = p.number_list("range", 1e-12, 1e15);
+    if (r.size() != 2 || r[0] > r[1]) p.fail("range", "must be [low, high] with low <= high");
+    point.range = std::array<double, 2>{r[0], r[1]};
+    if (point.published < r[0] || point.published > r[1])
+      p.fail("published", "must lie inside range (its midpoint, by convention)");
+  }
+  if (p.boolean("lower_bound", false)) {
+    if (point.range) p.fail("lower_bound", "a point has a range or a lower bound, not both");
+    point.range = std::array<double, 2>{point.published, std::numeric_limits<double>::infinity()};
+  }
+  point.where = p.string("where");
+  point.note = p.string("note", "");
+  point.calibration = p.boolean("calibration", false);
+  if (metric == Metric::speedup) {
+    point.collective = read_collective(p.object("collective"));
+    if (p.has("workload")) p.fail("workload", "a speedup point times one collective: give no workload");
+    point.machine = p.string("machine");
+  } else {
+    if (p.has("collective")) p.fail("collective", "only metric \"speedup\" points time one collective");
+    const std::string file = p.string("workload");
+    point.workload = (folder / file).lexically_normal().string();
+    if (!std::filesystem::exists(point.workload))
+      p.fail("workload", "= \"" + file + "\": no such file (" + point.workload + ")");
+    point.machine = p.string("machine");
+    point.best_configuration = p.choice("configuration", {"as_written", "best"}, "as_written") == "best";
+    for (JsonReader s : p.objects("sensitivity")) point.sensitivity.push_back(read_sensitivity(s, folder));
+  }
+  if (is_machine_file(point.machine)) {
+    const std::string file = point.machine;
+    point.machine = (folder / file).lexically_normal().string();
+    if (!std::filesystem::exists(point.machine))
+      p.fail("machine", "= \"" + file + "\": no such file (" + point.machine + ")");
+  }
+  p.finish();
+  return point;
+}
+
+}  // namespace
+
 ReferenceSuite load_reference_suite(const std::string& path) {
   const auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
   ReferenceSuite s;
@@ -98,70 +172,7 @@ ReferenceSuite load_reference_suite(const std::string& path) {
     s.end_to_end = top.boolean("end_to_end");
     const auto folder = std::filesystem::path(path).parent_path();
     std::set<std::string> labels;
-    for (auto& p : top.objects("points")) {
-      ReferencePoint point;
-      point.label = p.string("label");
-      if (point.label.empty() || !labels.insert(point.label).second)
-        p.fail("label", "= \"" + point.label + "\": labels must be non-empty and unique within the suite");
-      point.published = p.number("published", std::nullopt, 1e-12, 1e15);
-      if (p.has("range")) {
-        const auto r = p.number_list("range", 1e-12, 1e15);
-        if (r.size() != 2 || r[0] > r[1]) p.fail("range", "must be [low, high] with low <= high");
-        point.range = std::array<double, 2>{r[0], r[1]};
-        if (point.published < r[0] || point.published > r[1])
-          p.fail("published", "must lie inside range (its midpoint, by convention)");
-      }
-      if (p.boolean("lower_bound", false)) {
-        if (point.range) p.fail("lower_bound", "a point has a range or a lower bound, not both");
-        point.range = std::array<double, 2>{point.published, std::numeric_limits<double>::infinity()};
-      }
-      point.where = p.string("where");
-      point.note = p.string("note", "");
-      point.calibration = p.boolean("calibration", false);
-      if (s.metric == Metric::speedup) {
-        point.collective = read_collective(p.object("collective"));
-        if (p.has("workload")) p.fail("workload", "a speedup point times one collective: give no workload");
-        point.machine = p.string("machine");
-      } else {
-        if (p.has("collective")) p.fail("collective", "only metric \"speedup\" points time one collective");
-        const std::string file = p.string("workload");
-        point.workload = (folder / file).lexically_normal().string();
-        if (!std::filesystem::exists(point.workload))
-          p.fail("workload", "= \"" + file + "\": no such file (" + point.workload + ")");
-        point.machine = p.string("machine");
-        point.best_configuration = p.choice("configuration", {"as_written", "best"}, "as_written") == "best";
-        for (JsonReader s : p.objects("sensitivity")) {
-          Sensitivity alt;
-          if (s.has("machines")) {
-            for (const auto& file : s.string_list("machines")) {
-              const std::string resolved = (folder / file).lexically_normal().string();
-              if (!is_machine_file(file) || !std::filesystem::exists(resolved))
-                s.fail("machines", "\"" + file + "\": no such machine file (" + resolved + ")");
-              alt.machines.push_back(resolved);
-            }
-            if (alt.machines.empty()) s.fail("machines", "must list at least one machine file");
-            s.finish();
-            point.sensitivity.push_back(std::move(alt));
-            continue;
-          }
-          alt.key = s.string("key");
-          if (alt.key.find('.') == std::string::npos)
-            s.fail("key", "= \"" + alt.key + "\": give a dotted path into the workload, e.g. training.global_batch");
-          alt.values = s.number_list("values", -1e15, 1e15);
-          if (alt.values.empty()) s.fail("values", "must list at least one alternative value");
-          s.finish();
-          point.sensitivity.push_back(std::move(alt));
-        }
-      }
-      if (is_machine_file(point.machine)) {
-        const std::string file = point.machine;
-        point.machine = (folder / file).lexically_normal().string();
-        if (!std::filesystem::exists(point.machine))
-          p.fail("machine", "= \"" + file + "\": no such file (" + point.machine + ")");
-      }
-      p.finish();
-      s.points.push_back(std::move(point));
-    }
+    for (auto& p : top.objects("points")) s.points.push_back(read_point(p, s.metric, folder, labels));
     if (s.points.empty()) top.fail("points", "must list at least one point");
     top.finish();
   } catch (const InputError& e) {

@@ -445,6 +445,36 @@ void pipeline(Context& c, std::vector<Check>& out) {
       {"pipeline: input gradient back through every stage (send.grad)", compare(dx, want_dx), kVerifyTolerance, ""});
 }
 
+// The tokens `X` (rows) routed to E experts of C slots each (the router's choice drawn from the owner's
+// stream; a token over its expert's capacity is dropped): the dispatch buffer, expert by expert, and
+// each token's slot in it (-1: dropped).
+Mat dispatch_buffer(const Mat& X, int64_t owner, int64_t E, int64_t C, std::vector<int64_t>& slot_of) {
+  const int64_t T = X.rows, h = X.cols;
+  slot_of.assign(static_cast<size_t>(T), -1);
+  std::vector<int64_t> filled(static_cast<size_t>(E), 0);
+  Mat D(E * C, h);
+  for (int64_t k = 0; k < T; ++k) {
+    const auto e =
+        static_cast<int64_t>((value(300 + static_cast<int>(owner), k, 0) + 0.5) * static_cast<double>(E)) % E;
+    if (filled[static_cast<size_t>(e)] == C) continue;  // over capacity: dropped
+    const int64_t slot = e * C + filled[static_cast<size_t>(e)]++;
+    slot_of[static_cast<size_t>(k)] = slot;
+    for (int64_t j = 0; j < h; ++j) D.at(slot, j) = X.at(k, j);
+  }
+  return D;
+}
+
+// The tokens' results combined back from the slots they were dispatched to (a dropped token's: zero).
+Mat combined(const Mat& back, const std::vector<int64_t>& slot_of, int64_t h) {
+  Mat got(static_cast<int64_t>(slot_of.size()), h);
+  for (size_t k = 0; k < slot_of.size(); ++k) {
+    const int64_t slot = slot_of[k];
+    if (slot < 0) continue;
+    for (int64_t j = 0; j < h; ++j) got.at(static_cast<int64_t>(k), j) = back.at(slot, j);
+  }
+  return got;
+}
+
 // TED's expert exchange (seed 002 ch. 7): tokens routed to experts with a capacity, dispatched with an
 // all-to-all over the expert group, run through their expert, and combined back with a second one;
 // with DTD each tensor rank sends 1/G_tensor of the slots and an all-gather over the tensor group
@@ -481,17 +511,8 @@ void moe_round_trip(Context& c, std::vector<Check>& out) {
   const int tensor_axis = grid.axis_index("tensor");
   const int64_t owner = tensor_axis >= 0 ? grid.with_coord(c.rank, tensor_axis, 0) : c.rank;
   const Mat X = block(200 + static_cast<int>(owner), T, h);
-  std::vector<int64_t> slot_of(static_cast<size_t>(T), -1);
-  std::vector<int64_t> filled(static_cast<size_t>(E), 0);
-  Mat D(E * C, h);  // the dispatch buffer: expert by expert, C slots each
-  for (int64_t k = 0; k < T; ++k) {
-    const auto e =
-        static_cast<int64_t>((value(300 + static_cast<int>(owner), k, 0) + 0.5) * static_cast<double>(E)) % E;
-    if (filled[static_cast<size_t>(e)] == C) continue;  // over capacity: dropped
-    const int64_t slot = e * C + filled[static_cast<size_t>(e)]++;
-    slot_of[static_cast<size_t>(k)] = slot;
-    for (int64_t j = 0; j < h; ++j) D.at(slot, j) = X.at(k, j);
-  }
+  std::vector<int64_t> slot_of;
+  const Mat D = dispatch_buffer(X, owner, E, C, slot_of);
   std::vector<Mat> W;
   for (int64_t e = 0; e < E; ++e) W.push_back(block(400 + static_cast<int>(e), h, h));
   const auto apply = [&](Mat rows, int64_t e) { return map(mul(rows, W[static_cast<size_t>(e)]), gelu); };
@@ -551,14 +572,8 @@ void moe_round_trip(Context& c, std::vector<Check>& out) {
     MPI_Alltoall(send.v.data(), count, MPI_DOUBLE, recv.v.data(), count, MPI_DOUBLE, c.comm(expert));
     back = gather_shares(recv);  // rows (q·local + l)·C + slot: expert q·local + l's slot, in expert order
   }
-  Mat got(T, h);
-  for (int64_t k = 0; k < T; ++k) {
-    const int64_t slot = slot_of[static_cast<size_t>(k)];
-    if (slot < 0) continue;
-    for (int64_t j = 0; j < h; ++j) got.at(k, j) = back.at(slot, j);
-  }
   out.push_back({std::string("MoE all-to-all round trip (dispatch, experts, combine") + (dtd ? ", DTD" : "") + ")",
-                 compare(got, want), kVerifyTolerance, ""});
+                 compare(combined(back, slot_of, h), want), kVerifyTolerance, ""});
 }
 
 }  // namespace

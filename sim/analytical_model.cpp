@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <queue>
@@ -38,6 +39,7 @@ struct StageTimes {
   double message_mb = 0, message_rest = 0;  // waits for a message within the stage (the ledger's bubble)
   double idle_mb = 0, idle_rest = 0;        // waits for anything else (the ledger's other idle)
   double p2p = 0;                           // messages sent per micro-batch (summed), for the bubble
+  double extra = 0;  // what collectives outside the micro-batches added to their compute (ComputePacer)
   struct Collective {
     double count = 0, bytes = 0, seconds = 0, exposed = 0;
   };
@@ -100,6 +102,74 @@ class ComputePacer {
   int in_micro_batch_ = 0, outside_ = 0;
 };
 
+// One stage's ops walked in order: every op starts when its stream is free and its dependencies are
+// done and takes `seconds_of` it alone, compute paced while a collective runs beside it
+// (`compute_slowdown`); its times split into the micro-batches' part and the rest.
+StageTimes walk_stage(const workloads::Role& role, double compute_slowdown,
+                      const std::function<double(const Op&)>& seconds_of) {
+  StageTimes st;
+  workloads::OpWalker walker(role);
+  std::vector<double> began(role.ops.size(), 0), ends(role.ops.size(), 0);
+  std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> running;
+  double now = 0;
+  ComputePacer pacer(compute_slowdown);
+  const auto moved = [&](std::optional<std::pair<uint32_t, double>> end) {
+    if (!end) return;
+    ends[end->first] = end->second;
+    running.emplace(end->second, end->first);
+  };
+  const auto side_collective = [&](const Op& op) {
+    return workloads::is_collective(op.kind) && op.stream != Stream::compute;
+  };
+  const auto start = [&](int, uint32_t i) {
+    const Op& op = role.ops[i];
+    const bool mb = per_micro_batch(op.phase);
+    for (const workloads::IdleCharge& wait : walker.started(i, now)) {
+      if (wait.cause == workloads::IdleCause::collective) {
+        const Op& blocker = role.ops[static_cast<size_t>(wait.blocker)];
+        (mb ? st.exposed_mb : st.exposed_rest) += wait.seconds;
+        st.collectives[{static_cast<int>(blocker.kind), blocker.group}][mb ? 1 : 0].exposed += wait.seconds;
+      } else if (wait.cause == workloads::IdleCause::message) {
+        (mb ? st.message_mb : st.message_rest) += wait.seconds;
+      } else {
+        (mb ? st.idle_mb : st.idle_rest) += wait.seconds;
+      }
+    }
+    const double seconds = seconds_of(op);
+    if (workloads::is_collective(op.kind)) {
+      auto& c = st.collectives[{static_cast<int>(op.kind), op.group}][mb ? 1 : 0];
+      c.count += 1;
+      c.bytes += op.bytes;
+      c.seconds += seconds;
+    } else if (op.kind == OpKind::send) {
+      st.p2p += seconds;
+    }
+    began[i] = now;
+    ends[i] = now + seconds;
+    if (pacer.on() && op.stream == Stream::compute && workloads::is_compute(op.kind) && seconds > 0)
+      ends[i] = pacer.start(i, now, seconds, mb);
+    running.emplace(ends[i], i);
+    if (side_collective(op)) moved(pacer.collective(now, mb, +1));
+  };
+  while (!walker.finished()) {
+    walker.start_ready(workloads::kStreamOrder, start);
+    const auto [end, i] = running.top();
+    running.pop();
+    if (end != ends[i]) continue;  // an end the pace moved, or a second entry of an op done
+    ends[i] = -1;
+    now = end;
+    pacer.finished(i, now);
+    if (role.ops[i].stream == Stream::compute && workloads::is_compute(role.ops[i].kind))
+      (per_micro_batch(role.ops[i].phase) ? st.compute_mb : st.compute_rest) += end - began[i];
+    if (side_collective(role.ops[i])) moved(pacer.collective(now, per_micro_batch(role.ops[i].phase), -1));
+    walker.finished(i, began[i], end);
+    st.end = std::max(st.end, end);
+    if (role.ops[i].stream == Stream::compute && per_micro_batch(role.ops[i].phase)) st.split = std::max(st.split, end);
+  }
+  st.extra = pacer.extra_outside();
+  return st;
+}
+
 }  // namespace
 
 AnalyticalModel::AnalyticalModel(const topology::Topology& topology, AnalyticalOptions options)
@@ -158,73 +228,19 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
   double slowest = -1, per_mb_slowest = 0;
   for (const auto& role : program.roles) {
     const int64_t rank = pipe < 0 ? 0 : program.grid.with_coord(0, pipe, role.stage);
-    StageTimes st;
-    // Every op starts when its stream is free and its dependencies are done, at closed-form cost.
-    workloads::OpWalker walker(role);
-    std::vector<double> began(role.ops.size(), 0), ends(role.ops.size(), 0);
-    std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> running;
-    double now = 0;
-    ComputePacer pacer(machine.profile.compute_slowdown_communicating);
-    const auto moved = [&](std::optional<std::pair<uint32_t, double>> end) {
-      if (!end) return;
-      ends[end->first] = end->second;
-      running.emplace(end->second, end->first);
+    // One op alone at closed-form cost: compute by the cost model, collectives and messages over the
+    // topology from this stage's first rank.
+    const auto seconds_of = [&](const Op& op) -> double {
+      if (workloads::is_compute(op.kind))
+        return op.kind == OpKind::gemm ? gemm_seconds(cost, op) : cost.compute_seconds(op);
+      if (workloads::is_collective(op.kind))
+        return collectives_->seconds(program, placement, rank, op.kind, op.group, op.bytes, op.root);
+      if (op.kind == OpKind::send) return collectives_->message_seconds(program, placement, rank, op.bytes);
+      return 0.0;
     };
-    const auto side_collective = [&](const Op& op) {
-      return workloads::is_collective(op.kind) && op.stream != Stream::compute;
-    };
-    const auto start = [&](int, uint32_t i) {
-      const Op& op = role.ops[i];
-      const bool mb = per_micro_batch(op.phase);
-      for (const workloads::IdleCharge& wait : walker.started(i, now)) {
-        if (wait.cause == workloads::IdleCause::collective) {
-          const Op& blocker = role.ops[static_cast<size_t>(wait.blocker)];
-          (mb ? st.exposed_mb : st.exposed_rest) += wait.seconds;
-          st.collectives[{static_cast<int>(blocker.kind), blocker.group}][mb ? 1 : 0].exposed += wait.seconds;
-        } else if (wait.cause == workloads::IdleCause::message) {
-          (mb ? st.message_mb : st.message_rest) += wait.seconds;
-        } else {
-          (mb ? st.idle_mb : st.idle_rest) += wait.seconds;
-        }
-      }
-      double seconds = 0;
-      if (workloads::is_compute(op.kind)) {
-        seconds = op.kind == OpKind::gemm ? gemm_seconds(cost, op) : cost.compute_seconds(op);
-      } else if (workloads::is_collective(op.kind)) {
-        seconds = collectives_->seconds(program, placement, rank, op.kind, op.group, op.bytes, op.root);
-        auto& c = st.collectives[{static_cast<int>(op.kind), op.group}][mb ? 1 : 0];
-        c.count += 1;
-        c.bytes += op.bytes;
-        c.seconds += seconds;
-      } else if (op.kind == OpKind::send) {
-        seconds = collectives_->message_seconds(program, placement, rank, op.bytes);
-        st.p2p += seconds;
-      }
-      began[i] = now;
-      ends[i] = now + seconds;
-      if (pacer.on() && op.stream == Stream::compute && workloads::is_compute(op.kind) && seconds > 0)
-        ends[i] = pacer.start(i, now, seconds, mb);
-      running.emplace(ends[i], i);
-      if (side_collective(op)) moved(pacer.collective(now, mb, +1));
-    };
-    while (!walker.finished()) {
-      walker.start_ready(workloads::kStreamOrder, start);
-      const auto [end, i] = running.top();
-      running.pop();
-      if (end != ends[i]) continue;  // an end the pace moved, or a second entry of an op done
-      ends[i] = -1;
-      now = end;
-      pacer.finished(i, now);
-      if (role.ops[i].stream == Stream::compute && workloads::is_compute(role.ops[i].kind))
-        (per_micro_batch(role.ops[i].phase) ? st.compute_mb : st.compute_rest) += end - began[i];
-      if (side_collective(role.ops[i])) moved(pacer.collective(now, per_micro_batch(role.ops[i].phase), -1));
-      walker.finished(i, began[i], end);
-      st.end = std::max(st.end, end);
-      if (role.ops[i].stream == Stream::compute && per_micro_batch(role.ops[i].phase))
-        st.split = std::max(st.split, end);
-    }
+    StageTimes st = walk_stage(role, machine.profile.compute_slowdown_communicating, seconds_of);
     // Seed 003 §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
-    const double extra = pacer.extra_outside();
+    const double extra = st.extra;
     const double per_mb = (st.split - extra + st.p2p) / static_cast<double>(m1);
     const double time = scale * (st.split - extra) + extra + (st.end - st.split);
     st.compute_mb -= extra;

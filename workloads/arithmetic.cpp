@@ -1,6 +1,7 @@
 #include "workloads/arithmetic.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "workloads/pipeline_layers.hpp"
 
@@ -177,14 +178,23 @@ double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, do
   return 4.0 * np_base * (1.0 / g_tensor + (experts + 2.0) / gpus);
 }
 
-LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recomputed) {
+namespace {
+
+// A layer's activation terms in 16-bit sbh units (s·b·h: tokens × micro-batch × hidden), before
+// tensor parallelism splits them.
+struct ActivationTerms {
+  double kv;         // key/value heads per head
+  double attention;  // all of attention's, and the part tensor parallelism splits
+  double attention_split;
+  double replicated;      // kept whole on every tensor rank unless sequence parallel
+  double mlp, mlp_split;  // the MLP's, and the part tensor parallelism splits
+  double scores;          // the attention scores, in bytes (not sbh units)
+};
+
+ActivationTerms activation_terms(const Workload& w, bool moe_layer, double s, double b) {
   const auto& m = w.model;
-  const auto& t = w.parallel.tensor;
-  // A context-parallel rank holds seq_len/context tokens of each sequence.
-  const double s = static_cast<double>(m.seq_len / w.parallel.context), b = static_cast<double>(w.training.micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
-  const double scale = bytes_of(w.training.dtype) / 2.0;  // the model counts 16-bit activations
-  const double sbh = s * b * h;
+  ActivationTerms x{};
   // 34·sbh = 11·sbh in attention + 19·sbh in the MLP + 4·sbh in the layer norms; 5·a·s²·b are the
   // attention scores. With tensor parallelism 10·sbh stay replicated (layer-norm inputs, block
   // inputs, dropout masks) unless sequence parallel; 8·sbh of attention and 16·sbh of the MLP split.
@@ -223,9 +233,22 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recom
     mlp -= 5.0 * ratio;
     mlp_split -= 4.0 * ratio;
   }
+  x.kv = kv;
+  x.attention = attention;
+  x.attention_split = attention_split;
+  x.replicated = replicated;
+  x.mlp = mlp;
+  x.mlp_split = mlp_split;
   // A flash kernel keeps no scores, only their row statistics (O(s), neglected).
-  const double scores = m.attention == Attention::flash ? 0.0 : 5.0 * a * s * s * b;
-  const double everything = (attention + 4.0 + mlp) * sbh + scores;
+  x.scores = m.attention == Attention::flash ? 0.0 : 5.0 * a * s * s * b;
+  return x;
+}
+
+// One tensor rank's share: {its activations, its share of the block's 2·sbh input}.
+std::pair<double, double> tensor_rank_share(const Workload& w, const ActivationTerms& x, double sbh) {
+  const auto& t = w.parallel.tensor;
+  const double scores = x.scores;
+  const double everything = (x.attention + 4.0 + x.mlp) * sbh + scores;
   double full = 0, input = 2.0 * sbh;
   switch (t.mode) {
     case TensorMode::none:
@@ -233,12 +256,12 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recom
       break;
     case TensorMode::megatron: {
       const double tp = static_cast<double>(t.size);
-      const double split = (attention_split + mlp_split) * sbh + scores;
+      const double split = (x.attention_split + x.mlp_split) * sbh + scores;
       if (w.parallel.sequence_parallel) {
-        full = (replicated * sbh + split) / tp;
+        full = (x.replicated * sbh + split) / tp;
         input /= tp;
       } else {
-        full = replicated * sbh + split / tp;
+        full = x.replicated * sbh + split / tp;
       }
       break;
     }
@@ -257,6 +280,16 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recom
       break;
     }
   }
+  return {full, input};
+}
+
+// What the layer keeps for backward (stash) and needs while it runs backward (working), by its
+// checkpointing; `full` and `input` are the rank's activations and input (tensor_rank_share).
+LayerActivations checkpointed(const Workload& w, const ActivationTerms& x, bool recomputed, double full, double input,
+                              double sbh) {
+  const auto& m = w.model;
+  const auto& t = w.parallel.tensor;
+  const double h = static_cast<double>(m.hidden), kv = x.kv, scores = x.scores;
   LayerActivations out;
   // A layer that full checkpointing leaves out (recompute_num_layers) keeps its activations.
   const Checkpointing checkpointing =
@@ -299,6 +332,21 @@ LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recom
       break;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+LayerActivations layer_activations(const Workload& w, bool moe_layer, bool recomputed) {
+  const auto& m = w.model;
+  // A context-parallel rank holds seq_len/context tokens of each sequence.
+  const double s = static_cast<double>(m.seq_len / w.parallel.context), b = static_cast<double>(w.training.micro_batch);
+  const double h = static_cast<double>(m.hidden);
+  const double scale = bytes_of(w.training.dtype) / 2.0;  // the model counts 16-bit activations
+  const double sbh = s * b * h;
+  const ActivationTerms x = activation_terms(w, moe_layer, s, b);
+  const auto [full, input] = tensor_rank_share(w, x, sbh);
+  LayerActivations out = checkpointed(w, x, recomputed, full, input, sbh);
   out.stash *= scale;
   out.working *= scale;
   return out;

@@ -81,22 +81,9 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-}  // namespace
-
-const std::vector<std::string>& hf_architectures() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> out;
-    for (const auto& a : kArchitectures) out.emplace_back(a.name);
-    return out;
-  }();
-  return kNames;
-}
-
-HfImport import_hf_config(const nlohmann::json& config, const std::string& file, const HfImportOptions& o) {
-  if (!config.is_object()) throw WorkloadError(file, "is not a JSON object (a Hugging Face config.json)");
-  const Reader r(config, file);
-  HfImport out;
-  // The architecture: `architectures` names the model class; `model_type` alone is enough too.
+// The architecture: `architectures` names the model class; `model_type` alone is enough too. Throws
+// WorkloadError naming what an architecture paratwin does not translate lacks.
+const Architecture& architecture_of(const nlohmann::json& config, const Reader& r, const std::string& file) {
   std::string arch;
   if (config.contains("architectures") && config.at("architectures").is_array() &&
       !config.at("architectures").empty() && config.at("architectures").at(0).is_string())
@@ -112,39 +99,87 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
     for (const auto& [t, a] : kTypes)
       if (type == t) arch = a;
   }
-  std::vector<std::string> cannot;
   const Architecture* known = nullptr;
   for (const auto& a : kArchitectures)
     if (arch == a.name) known = &a;
-  if (!known) {
-    std::string names;
-    for (const auto& a : kArchitectures) names += (names.empty() ? "" : ", ") + std::string(a.name);
-    for (const auto& refused : kRefused)
-      if (arch == refused.name) {
-        // Everything the layer lacks, at once, from the keys that say it.
-        std::vector<std::string> lacks;
-        if (r.has("q_lora_rank") || r.has("kv_lora_rank"))
-          lacks.push_back("multi-latent attention (q_lora_rank " + r.dump("q_lora_rank") + ", kv_lora_rank " +
-                          r.dump("kv_lora_rank") + ")");
-        if (r.has("n_shared_experts"))
-          lacks.push_back("shared experts (n_shared_experts " + r.dump("n_shared_experts") + ")");
-        if (r.has("moe_intermediate_size"))
-          lacks.push_back("experts of their own size (moe_intermediate_size " + r.dump("moe_intermediate_size") + ")");
-        if (r.has("first_k_dense_replace"))
-          lacks.push_back("dense first layers (first_k_dense_replace " + r.dump("first_k_dense_replace") + ")");
-        if (r.has("num_nextn_predict_layers"))
-          lacks.push_back("multi-token prediction (num_nextn_predict_layers " + r.dump("num_nextn_predict_layers") +
-                          ")");
-        if (r.has("topk_group") || r.has("n_group"))
-          lacks.push_back("group-limited routing (n_group " + r.dump("n_group") + ", topk_group " +
-                          r.dump("topk_group") + ")");
-        std::string why = std::string(refused.why) + (lacks.empty() ? "" : ": " + join(lacks));
-        throw WorkloadError(file + ": architectures", arch + " is not modelled (" + why + "); translated: " + names);
-      }
-    throw WorkloadError(file + ": architectures",
-                        (arch.empty() ? "names no architecture (nor does model_type)" : arch + " is not known") +
-                            std::string("; translated: ") + names);
-  }
+  if (known) return *known;
+  std::string names;
+  for (const auto& a : kArchitectures) names += (names.empty() ? "" : ", ") + std::string(a.name);
+  for (const auto& refused : kRefused)
+    if (arch == refused.name) {
+      // Everything the layer lacks, at once, from the keys that say it.
+      std::vector<std::string> lacks;
+      if (r.has("q_lora_rank") || r.has("kv_lora_rank"))
+        lacks.push_back("multi-latent attention (q_lora_rank " + r.dump("q_lora_rank") + ", kv_lora_rank " +
+                        r.dump("kv_lora_rank") + ")");
+      if (r.has("n_shared_experts"))
+        lacks.push_back("shared experts (n_shared_experts " + r.dump("n_shared_experts") + ")");
+      if (r.has("moe_intermediate_size"))
+        lacks.push_back("experts of their own size (moe_intermediate_size " + r.dump("moe_intermediate_size") + ")");
+      if (r.has("first_k_dense_replace"))
+        lacks.push_back("dense first layers (first_k_dense_replace " + r.dump("first_k_dense_replace") + ")");
+      if (r.has("num_nextn_predict_layers"))
+        lacks.push_back("multi-token prediction (num_nextn_predict_layers " + r.dump("num_nextn_predict_layers") + ")");
+      if (r.has("topk_group") || r.has("n_group"))
+        lacks.push_back("group-limited routing (n_group " + r.dump("n_group") + ", topk_group " + r.dump("topk_group") +
+                        ")");
+      std::string why = std::string(refused.why) + (lacks.empty() ? "" : ": " + join(lacks));
+      throw WorkloadError(file + ": architectures", arch + " is not modelled (" + why + "); translated: " + names);
+    }
+  throw WorkloadError(file + ": architectures",
+                      (arch.empty() ? "names no architecture (nor does model_type)" : arch + " is not known") +
+                          std::string("; translated: ") + names);
+}
+
+// DeepSeek-V2/V3's layers in the workload's `model` section `m`: experts and MLA.
+void deepseek_layers(const nlohmann::json& config, const Reader& r, const std::string& file, int64_t layers,
+                     nlohmann::ordered_json& m) {
+  // DeepseekV3MoE: n_routed_experts of moe_intermediate_size, n_shared_experts of it as one MLP,
+  // dense layers before first_k_dense_replace; DeepseekV3Attention: MLA (no attention bias).
+  const int64_t experts = r.integer("n_routed_experts", -1, int64_t{1} << 20);
+  const int64_t top_k = r.integer("num_experts_per_tok", -1, int64_t{1} << 20);
+  if (top_k > experts)
+    throw WorkloadError(file + ": num_experts_per_tok",
+                        "= " + std::to_string(top_k) + " exceeds n_routed_experts " + std::to_string(experts));
+  const int64_t expert_ffn = r.integer("moe_intermediate_size", -1, int64_t{1} << 22);
+  const int64_t shared = r.has("n_shared_experts") ? r.integer("n_shared_experts", 0, 1024) : 0;
+  if (r.has("first_k_dense_replace") && !config.at("first_k_dense_replace").is_number_integer())
+    throw WorkloadError(file + ": first_k_dense_replace",
+                        "= " + r.dump("first_k_dense_replace") + " is not an integer");
+  const int64_t dense = r.has("first_k_dense_replace") ? config.at("first_k_dense_replace").get<int64_t>() : 0;
+  if (dense < 0 || dense >= layers)
+    throw WorkloadError(file + ": first_k_dense_replace", "= " + std::to_string(dense) + " leaves no MoE layer");
+  m["moe"] = {{"experts", experts}, {"top_k", top_k}, {"capacity_factor", 0}, {"every", 1}, {"ffn_hidden", expert_ffn}};
+  if (shared > 0) m["moe"]["shared_ffn"] = shared * expert_ffn;
+  if (dense > 0) m["moe"]["first_dense"] = dense;
+  m["mla"] = nlohmann::ordered_json::object();
+  if (r.has("q_lora_rank")) m["mla"]["q_lora_rank"] = r.integer("q_lora_rank", 0, int64_t{1} << 20);
+  m["mla"]["kv_lora_rank"] = r.integer("kv_lora_rank", -1, int64_t{1} << 20);
+  m["mla"]["qk_head_dim"] = r.integer("qk_nope_head_dim", -1, int64_t{1} << 20);
+  m["mla"]["rope_head_dim"] = r.integer("qk_rope_head_dim", -1, int64_t{1} << 20);
+  m["mla"]["v_head_dim"] = r.integer("v_head_dim", -1, int64_t{1} << 20);
+  m["attention"] = "flash";  // MLA is modelled in the fused kernel
+  m.erase("kv_heads");       // MLA has no key/value groups (num_key_value_heads = heads)
+}
+
+}  // namespace
+
+const std::vector<std::string>& hf_architectures() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> out;
+    for (const auto& a : kArchitectures) out.emplace_back(a.name);
+    return out;
+  }();
+  return kNames;
+}
+
+HfImport import_hf_config(const nlohmann::json& config, const std::string& file, const HfImportOptions& o) {
+  if (!config.is_object()) throw WorkloadError(file, "is not a JSON object (a Hugging Face config.json)");
+  const Reader r(config, file);
+  HfImport out;
+  const Architecture* known = &architecture_of(config, r, file);
+  const std::string arch = known->name;
+  std::vector<std::string> cannot;
   out.architecture = arch;
 
   const int64_t layers = r.integer("num_hidden_layers", -1, 1'000'000);
@@ -224,33 +259,7 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
   m["tied_embeddings"] = r.boolean("tie_word_embeddings", false);
   m["final_norm"] = true;
   if (known->deepseek) {
-    // DeepseekV3MoE: n_routed_experts of moe_intermediate_size, n_shared_experts of it as one MLP,
-    // dense layers before first_k_dense_replace; DeepseekV3Attention: MLA (no attention bias).
-    const int64_t experts = r.integer("n_routed_experts", -1, int64_t{1} << 20);
-    const int64_t top_k = r.integer("num_experts_per_tok", -1, int64_t{1} << 20);
-    if (top_k > experts)
-      throw WorkloadError(file + ": num_experts_per_tok",
-                          "= " + std::to_string(top_k) + " exceeds n_routed_experts " + std::to_string(experts));
-    const int64_t expert_ffn = r.integer("moe_intermediate_size", -1, int64_t{1} << 22);
-    const int64_t shared = r.has("n_shared_experts") ? r.integer("n_shared_experts", 0, 1024) : 0;
-    if (r.has("first_k_dense_replace") && !config.at("first_k_dense_replace").is_number_integer())
-      throw WorkloadError(file + ": first_k_dense_replace",
-                          "= " + r.dump("first_k_dense_replace") + " is not an integer");
-    const int64_t dense = r.has("first_k_dense_replace") ? config.at("first_k_dense_replace").get<int64_t>() : 0;
-    if (dense < 0 || dense >= layers)
-      throw WorkloadError(file + ": first_k_dense_replace", "= " + std::to_string(dense) + " leaves no MoE layer");
-    m["moe"] = {
-        {"experts", experts}, {"top_k", top_k}, {"capacity_factor", 0}, {"every", 1}, {"ffn_hidden", expert_ffn}};
-    if (shared > 0) m["moe"]["shared_ffn"] = shared * expert_ffn;
-    if (dense > 0) m["moe"]["first_dense"] = dense;
-    m["mla"] = nlohmann::ordered_json::object();
-    if (r.has("q_lora_rank")) m["mla"]["q_lora_rank"] = r.integer("q_lora_rank", 0, int64_t{1} << 20);
-    m["mla"]["kv_lora_rank"] = r.integer("kv_lora_rank", -1, int64_t{1} << 20);
-    m["mla"]["qk_head_dim"] = r.integer("qk_nope_head_dim", -1, int64_t{1} << 20);
-    m["mla"]["rope_head_dim"] = r.integer("qk_rope_head_dim", -1, int64_t{1} << 20);
-    m["mla"]["v_head_dim"] = r.integer("v_head_dim", -1, int64_t{1} << 20);
-    m["attention"] = "flash";  // MLA is modelled in the fused kernel
-    m.erase("kv_heads");       // MLA has no key/value groups (num_key_value_heads = heads)
+    deepseek_layers(config, r, file, layers, m);
   } else if (known->moe) {
     const int64_t experts = r.integer("num_local_experts", -1, int64_t{1} << 20);
     const int64_t top_k = r.integer("num_experts_per_tok", 2, int64_t{1} << 20);

@@ -660,24 +660,134 @@ MegatronImport import_megatron(const std::vector<std::string>& words, const Mega
 
 namespace {
 
-MegatronImport translate(const std::vector<std::string>& words, const MegatronImportOptions& o) {
-  const Sorted s = sort_arguments(split_arguments(words));
-  const Reader r(s);
-  MegatronImport out;
-  std::vector<std::string> inexpressible = s.inexpressible;
-  std::vector<std::string>& assumed = out.assumptions;
+// Megatron-LM's arguments translated into a workload step by step: each step reads the arguments of
+// one part (the model, the parallel sizes, MoE, the pipeline, the batch, the precision, the sharding,
+// ...), checks them against what the earlier steps found, and keeps what later steps and the document
+// need; then the document, in the order of the format's README, and its description.
+class Translator {
+ public:
+  Translator(const std::vector<std::string>& words, const MegatronImportOptions& o)
+      : o(o),
+        s(sort_arguments(split_arguments(words))),
+        r(s),
+        inexpressible(s.inexpressible),
+        assumed(out.assumptions) {}
+  MegatronImport run();
 
+ private:
+  // The model: its size and the layer's shape.
+  void read_model();
+  // The parallel sizes and the world size, and the data-parallel size they leave.
+  void read_parallelism();
+  // The mixture of experts: experts, routing, capacity, which layers, the dispatcher.
+  void read_moe();
+  // The pipeline: the layers' split over the stages and the virtual stages.
+  void read_pipeline();
+  // What tensor parallelism splits, and sequence parallelism.
+  void read_tensor_split();
+  // The micro-batch and the global batch.
+  void read_batch();
+  // The precision: 16-bit, fp8 and the gradients' reduction.
+  void read_precision();
+  // The distributed optimizer and Megatron-FSDP's sharding: the ZeRO stage.
+  void read_sharding();
+  // Recomputation, the attention kernel, dropout and the padded vocabulary.
+  void read_memory_and_vocab();
+  // Unknown and inexpressible arguments refused (one error listing all), unless allowed.
+  void refuse_unknown_or_inexpressible();
+  // The framework profile.
+  void choose_framework();
+  // The communication overlaps as Megatron-LM runs them.
+  void read_communication();
+  // The workload's name and model.
+  void model_section(nlohmann::ordered_json& doc);
+  // The workload's training and parallelism.
+  void training_and_parallelism(nlohmann::ordered_json& doc);
+  // The workload's optimizations, placement and framework.
+  void optimizations_and_placement(nlohmann::ordered_json& doc);
+  // The workload's description: where every argument went.
+  void describe(nlohmann::ordered_json& doc);
+
+  const MegatronImportOptions& o;
+  const Sorted s;
+  const Reader r;
+  MegatronImport out;
+  std::vector<std::string> inexpressible;
+  std::vector<std::string>& assumed;
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t seq = 0;
+  int64_t kv_heads = 0;
+  int64_t four_h = 0;
+  int64_t default_ffn = 0;
+  int64_t ffn = 0;
+  int64_t tp = 0;
+  int64_t pp = 0;
+  int64_t cp = 0;
+  int64_t ep = 0;
+  int64_t etp = 0;
+  int64_t model_parallel = 0;
+  int64_t dp = 0;
+  int64_t experts = 0;
+  int64_t first_layers = 0;
+  int64_t last_layers = 0;
+  int64_t slots = 0;
+  int64_t expert_axis = 0;
+  int64_t micro = 0;
+  int64_t per_step = 0;
+  int64_t global = 0;
+  int64_t micro_batches = 0;
+  int64_t recompute_layers = 0;
+  int64_t divisible_by = 0;
+  int64_t vocab = 0;
+  int64_t padded = 0;
+  int64_t per_node = 0;
+  bool swiglu = false;
+  bool folded = false;
+  bool embedding_counted = false;
+  bool loss_counted = false;
+  bool uneven = false;
+  bool sequence_parallel = false;
+  bool megatron_fsdp = false;
+  bool overlap_grads = false;
+  bool overlap_tp = false;
+  bool scatter_gather = false;
+  bool overlap_params = false;
+  bool overlap_tensor = false;
+  bool replicas = false;
+  bool profile_2021 = false;
+  std::string normalization;
+  std::string position;
+  std::string cp_comm;
+  std::string tp_pp;
+  std::string dispatcher = "alltoall";
+  std::string counted;
+  std::string fp8;
+  std::string framework;
+  WorldSize world{};
+  MoeConfig moe{};
+  Grid g{};
+  Dtype dtype = Dtype::fp32;
+  std::optional<Dtype> reduce{};
+  int zero = 0;
+  Checkpointing ckpt{};
+  Attention attn{};
+  double dropout = 0;
+};
+
+void Translator::read_model() {
   if (!s.empty_values.empty())
     assumed.push_back("given without a value, as a launch script run without its arguments leaves them: " +
                       join(s.empty_values) + " (no effect on the cost model)");
 
   // Model.
-  const int64_t layers = r.required("--num-layers");
-  const int64_t hidden = r.required("--hidden-size");
-  const int64_t heads = r.required("--num-attention-heads");
+  layers = r.required("--num-layers");
+  hidden = r.required("--hidden-size");
+  heads = r.required("--num-attention-heads");
   if (!r.has("--seq-length") && !r.has("--encoder-seq-length"))
     throw WorkloadError("--seq-length", "is required (Megatron-LM needs it too)");
-  const int64_t seq = r.integer("--seq-length", r.integer("--encoder-seq-length", 0));
+  seq = r.integer("--seq-length", r.integer("--encoder-seq-length", 0));
   if (r.has("--max-position-embeddings") && r.integer("--max-position-embeddings", 0) < seq)
     throw WorkloadError("--max-position-embeddings",
                         "= " + n(r.integer("--max-position-embeddings", 0)) + " is less than --seq-length " + n(seq));
@@ -693,44 +803,46 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   // The layer's shape (Megatron-LM megatron/training/arguments.py, core_r0.8.0): grouped-query
   // attention with --num-query-groups key/value heads (1 unless given), SwiGLU, RMSNorm, rotary or no
   // position embeddings, linear layers without biases, an output layer of its own.
-  const bool swiglu = r.has("--swiglu");
-  int64_t kv_heads = 0;
+  swiglu = r.has("--swiglu");
+  kv_heads = 0;
   if (r.has("--group-query-attention")) {
     kv_heads = r.integer("--num-query-groups", 1);
     if (kv_heads < 1 || heads % kv_heads != 0)
       throw WorkloadError("--num-query-groups",
                           "= " + n(kv_heads) + " does not divide --num-attention-heads " + n(heads));
   }
-  const std::string normalization = r.word("--normalization", "LayerNorm");
+  normalization = r.word("--normalization", "LayerNorm");
   if (normalization != "LayerNorm" && normalization != "RMSNorm")
     inexpressible.push_back(r.find("--normalization")->text() + " (LayerNorm and RMSNorm are modelled)");
-  std::string position = r.word("--position-embedding-type", "learned_absolute");
+  position = r.word("--position-embedding-type", "learned_absolute");
   if (r.has("--use-rotary-position-embeddings")) position = "rope";
   if (position != "learned_absolute" && position != "rope" && position != "none")
     inexpressible.push_back(r.find("--position-embedding-type")->text() +
                             " (learned_absolute, rope and none are modelled)");
   // Without --ffn-hidden-size, SwiGLU's is two thirds of 4·hidden rounded down to a multiple of 64
   // (arguments.py, core_r0.8.0 l.378-386), keeping the parameters of a 4·hidden GeLU MLP.
-  const int64_t four_h = product(4, hidden, "--hidden-size", "the default --ffn-hidden-size");
-  const int64_t default_ffn = swiglu ? four_h * 2 / 3 / 64 * 64 : four_h;
-  int64_t ffn = r.integer("--ffn-hidden-size", default_ffn);
+  four_h = product(4, hidden, "--hidden-size", "the default --ffn-hidden-size");
+  default_ffn = swiglu ? four_h * 2 / 3 / 64 * 64 : four_h;
+  ffn = r.integer("--ffn-hidden-size", default_ffn);
+}
 
+void Translator::read_parallelism() {
   // Parallelism and the world size.
-  const int64_t tp = r.integer("--tensor-model-parallel-size", r.integer("--model-parallel-size", 1));
+  tp = r.integer("--tensor-model-parallel-size", r.integer("--model-parallel-size", 1));
   if (!r.has("--tensor-model-parallel-size") && r.has("--model-parallel-size"))
     assumed.push_back("--model-parallel-size read as --tensor-model-parallel-size, as Megatron-LM 2021 did");
-  const int64_t pp = r.integer("--pipeline-model-parallel-size", 1);
+  pp = r.integer("--pipeline-model-parallel-size", 1);
   // Context parallelism: the data-parallel size is what tensor × context × pipeline leave (Megatron-LM
   // megatron/core/parallel_state.py initialize_model_parallel); --cp-comm-type p2p by default.
-  const int64_t cp = r.integer("--context-parallel-size", 1);
-  const std::string cp_comm = r.word("--cp-comm-type", "p2p");
+  cp = r.integer("--context-parallel-size", 1);
+  cp_comm = r.word("--cp-comm-type", "p2p");
   if (cp > 1 && cp_comm != "p2p" && cp_comm != "a2a" && cp_comm != "allgather")
     inexpressible.push_back(r.find("--cp-comm-type")->text() + " (p2p, a2a and allgather are modelled)");
-  const int64_t ep = r.integer("--expert-model-parallel-size", 1);
+  ep = r.integer("--expert-model-parallel-size", 1);
   // --expert-tensor-parallel-size: the tensor size (TED, Megatron-LM's default) or 1 (experts whole,
   // the expert-parallel group folded over the tensor ranks: paratwin's expert axis is then EP / TP).
-  const int64_t etp = r.integer("--expert-tensor-parallel-size", tp);
-  const bool folded = etp == 1 && tp > 1;
+  etp = r.integer("--expert-tensor-parallel-size", tp);
+  folded = etp == 1 && tp > 1;
   if (etp != tp && !folded)
     inexpressible.push_back(r.find("--expert-tensor-parallel-size")->text() +
                             " (experts are split over the whole tensor group of size " + n(tp) + " or not at all: 1)");
@@ -742,9 +854,9 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (folded && cp > 1)
     inexpressible.push_back("--expert-tensor-parallel-size 1 with --context-parallel-size " + n(cp) +
                             " (the expert group folded over context ranks is not modelled)");
-  const WorldSize world = world_size(s, o);
-  const std::string tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp) +
-                            (cp > 1 ? " × --context-parallel-size " + n(cp) : "");
+  world = world_size(s, o);
+  tp_pp = "--tensor-model-parallel-size " + n(tp) + " × --pipeline-model-parallel-size " + n(pp) +
+          (cp > 1 ? " × --context-parallel-size " + n(cp) : "");
   const int64_t model_parallel =
       product(product(tp, pp, "--pipeline-model-parallel-size", tp_pp), cp, "--context-parallel-size", tp_pp);
   if (world.ranks % model_parallel != 0)
@@ -752,14 +864,15 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
                         n(world.ranks) + " (" + world.source + ") is not divisible by " + tp_pp + " = " +
                             n(model_parallel) +
                             (o.world_size > 0 ? "" : ": give the run's size with paratwin's --world-size N"));
-  const int64_t dp = world.ranks / model_parallel;  // Megatron-LM's data-parallel size, expert ranks included
+  dp = world.ranks / model_parallel;  // Megatron-LM's data-parallel size, expert ranks included
+}
 
+void Translator::read_moe() {
   // MoE.
-  const int64_t experts = r.integer("--num-experts", 0, 0);
+  experts = r.integer("--num-experts", 0, 0);
   if (ep > 1 && experts == 0)
     throw WorkloadError("--expert-model-parallel-size", "= " + n(ep) + " needs --num-experts");
-  MoeConfig moe;
-  std::string dispatcher = "alltoall";
+  dispatcher = "alltoall";
   if (experts > 0) {
     if (experts < 2) throw WorkloadError("--num-experts", "= 1 is not a mixture of experts (paratwin needs 2 or more)");
     if (dp % ep != 0 && !folded)
@@ -824,28 +937,30 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
       inexpressible.push_back("--moe-token-dispatcher-type " + dispatcher +
                               " (paratwin models the alltoall and allgather dispatchers)");
   }
+}
 
+void Translator::read_pipeline() {
   // Pipeline: layers split evenly, or Megatron-Core's uneven splits (the first/last stage's layers, or
   // the embedding and the loss counted as layers: megatron/training/arguments.py, main 2026-11);
   // virtual stages as model chunks.
-  const int64_t first_layers = r.integer("--decoder-first-pipeline-num-layers", 0, 1);
-  const int64_t last_layers = r.integer("--decoder-last-pipeline-num-layers", 0, 1);
-  const bool embedding_counted = r.has("--account-for-embedding-in-pipeline-split");
-  const bool loss_counted = r.has("--account-for-loss-in-pipeline-split");
-  const bool uneven = first_layers > 0 || last_layers > 0;
+  first_layers = r.integer("--decoder-first-pipeline-num-layers", 0, 1);
+  last_layers = r.integer("--decoder-last-pipeline-num-layers", 0, 1);
+  embedding_counted = r.has("--account-for-embedding-in-pipeline-split");
+  loss_counted = r.has("--account-for-loss-in-pipeline-split");
+  uneven = first_layers > 0 || last_layers > 0;
   if (uneven && (embedding_counted || loss_counted))
     throw WorkloadError(
         embedding_counted ? "--account-for-embedding-in-pipeline-split" : "--account-for-loss-in-pipeline-split",
         "excludes --decoder-first/last-pipeline-num-layers (as in Megatron-Core)");
-  const int64_t slots = layers + (embedding_counted ? 1 : 0) + (loss_counted ? 1 : 0);
+  slots = layers + (embedding_counted ? 1 : 0) + (loss_counted ? 1 : 0);
   const std::string counted =
       std::string(embedding_counted ? " + the embedding" : "") + (loss_counted ? " + the loss" : "");
   if (!uneven && slots % pp != 0)
     throw WorkloadError("--num-layers",
                         "= " + n(layers) + counted + " is not divisible by --pipeline-model-parallel-size " + n(pp));
   // Folded experts span the tensor ranks: of Megatron-LM's EP, EP / TP ranks come out of the data axis.
-  const int64_t expert_axis = experts > 0 ? (folded ? std::max<int64_t>(1, ep / tp) : ep) : 1;
-  Grid g{tp, pp, 1, dp / expert_axis, expert_axis, false};
+  expert_axis = experts > 0 ? (folded ? std::max<int64_t>(1, ep / tp) : ep) : 1;
+  g = Grid{tp, pp, 1, dp / expert_axis, expert_axis, false};
   if (r.has("--num-layers-per-virtual-pipeline-stage") && r.has("--num-virtual-stages-per-pipeline-rank"))
     throw WorkloadError("--num-layers-per-virtual-pipeline-stage",
                         "and --num-virtual-stages-per-pipeline-rank exclude each other (as in Megatron-LM)");
@@ -875,7 +990,9 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     throw WorkloadError("--pipeline-model-parallel-size",
                         "= 1: the interleaved schedule (virtual pipeline stages) "
                         "needs more than one stage");
+}
 
+void Translator::read_tensor_split() {
   // Tensor parallelism: Megatron-LM splits heads and the MLP over the tensor group.
   if (heads % tp != 0)
     throw WorkloadError("--num-attention-heads",
@@ -883,7 +1000,7 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (ffn % tp != 0)
     throw WorkloadError("--ffn-hidden-size",
                         "= " + n(ffn) + " is not divisible by --tensor-model-parallel-size " + n(tp));
-  bool sequence_parallel = r.has("--sequence-parallel");
+  sequence_parallel = r.has("--sequence-parallel");
   if (sequence_parallel && tp == 1) {
     sequence_parallel = false;
     assumed.push_back("--sequence-parallel dropped: Megatron-LM turns it off with tensor-parallel size 1");
@@ -891,29 +1008,32 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (sequence_parallel && seq % tp != 0)
     throw WorkloadError("--seq-length", "= " + n(seq) + " is not divisible by --tensor-model-parallel-size " + n(tp) +
                                             " (needed by --sequence-parallel)");
+}
 
+void Translator::read_batch() {
   // Batch.
   if (!r.has("--micro-batch-size")) assumed.push_back("--micro-batch-size 1 (not given)");
-  const int64_t micro = r.integer("--micro-batch-size", 1);
+  micro = r.integer("--micro-batch-size", 1);
   const int64_t per_step =
       product(micro, dp, "--micro-batch-size", "--micro-batch-size × the data-parallel size " + n(dp));
-  const int64_t global = r.integer("--global-batch-size", per_step);
+  global = r.integer("--global-batch-size", per_step);
   if (global % per_step != 0)
     throw WorkloadError("--global-batch-size", "= " + n(global) + " is not divisible by --micro-batch-size " +
                                                    n(micro) + " × data-parallel size " + n(dp) + " = " + n(per_step));
-  const int64_t micro_batches = global / per_step;
+  micro_batches = global / per_step;
   if (g.interleaved && micro_batches % pp != 0)
     throw WorkloadError("--global-batch-size",
                         "= " + n(global) + " makes " + n(micro_batches) +
                             " micro-batches per iteration, not a multiple of --pipeline-model-parallel-size " + n(pp) +
                             " as the interleaved schedule needs");
+}
 
+void Translator::read_precision() {
   // Precision.
   if (r.has("--fp16") && r.has("--bf16")) throw WorkloadError("--fp16", "and --bf16 exclude each other");
-  const Dtype dtype = r.has("--bf16") ? Dtype::bf16 : r.has("--fp16") ? Dtype::fp16 : Dtype::fp32;
+  dtype = r.has("--bf16") ? Dtype::bf16 : r.has("--fp16") ? Dtype::fp16 : Dtype::fp32;
   // FP8 through Transformer Engine (megatron/core/transformer/transformer_config.py: --fp8-format e4m3 or
   // hybrid enables it, --fp8-recipe delayed by default; --fp8-e4m3 and --fp8-hybrid before 2024).
-  std::string fp8;
   if (r.has("--fp8-format") || r.has("--fp8-e4m3") || r.has("--fp8-hybrid")) {
     const std::string recipe = r.word("--fp8-recipe", "delayed");
     if (recipe == "delayed")
@@ -931,17 +1051,18 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
       throw WorkloadError("--fp8-param-gather",
                           "needs --use-distributed-optimizer (Megatron-LM's arguments.py asserts it for training)");
   }
-  std::optional<Dtype> reduce;
   // Megatron-LM reduces bf16 gradients in fp32 unless told otherwise (accumulate_allreduce_grads_in_fp32).
   if ((dtype == Dtype::bf16 && !r.has("--grad-reduce-in-bf16")) ||
       (dtype == Dtype::fp16 && r.has("--accumulate-allreduce-grads-in-fp32")))
     reduce = Dtype::fp32;
+}
 
+void Translator::read_sharding() {
   // Megatron-FSDP (--use-megatron-fsdp; --use-custom-fsdp before it): the sharding strategies no_shard,
   // optim, optim_grads and optim_grads_params are ZeRO stages 0-3 (megatron/training/arguments.py,
   // main 2026-11: default optim_grads_params; v1 forces the distributed optimizer).
-  const bool megatron_fsdp = r.has("--use-megatron-fsdp") || r.has("--use-custom-fsdp");
-  int zero = r.has("--use-distributed-optimizer") ? 1 : 0;
+  megatron_fsdp = r.has("--use-megatron-fsdp") || r.has("--use-custom-fsdp");
+  zero = r.has("--use-distributed-optimizer") ? 1 : 0;
   if (megatron_fsdp) {
     const std::string strategy = r.word("--data-parallel-sharding-strategy", "optim_grads_params");
     static const std::pair<const char*, int> kStrategies[] = {
@@ -961,17 +1082,21 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (zero == 3 && pp > 1)
     inexpressible.push_back("--use-megatron-fsdp with --pipeline-model-parallel-size " + n(pp) +
                             " (fully sharded parameters across pipeline stages are not modelled)");
+}
 
-  int64_t recompute_layers = 0;
-  const Checkpointing ckpt = checkpointing(r, layers / pp / g.chunks, assumed, recompute_layers);
-  const Attention attn = attention(r, assumed);
+void Translator::read_memory_and_vocab() {
+  recompute_layers = 0;
+  ckpt = checkpointing(r, layers / pp / g.chunks, assumed, recompute_layers);
+  attn = attention(r, assumed);
   drop_unfused_only(inexpressible, attn);
-  const double dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
-  const int64_t divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
-  const int64_t vocab = tokenizer_vocab(r, s, o, assumed);
+  dropout = r.number("--attention-dropout", 0.1, 0.0, 0.999);
+  divisible_by = r.integer("--make-vocab-size-divisible-by", 128);
+  vocab = tokenizer_vocab(r, s, o, assumed);
   product(divisible_by, tp, "--make-vocab-size-divisible-by", "--make-vocab-size-divisible-by × tensor size");
-  const int64_t padded = megatron_padded_vocab(vocab, divisible_by, tp);
+  padded = megatron_padded_vocab(vocab, divisible_by, tp);
+}
 
+void Translator::refuse_unknown_or_inexpressible() {
   // Everything the user must see before a file is written.
   if ((!s.unknown.empty() && !o.allow_unknown) || (!inexpressible.empty() && !o.approximate)) {
     std::string message;
@@ -989,11 +1114,13 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   if (o.allow_unknown) out.unknown = s.unknown;
   if (o.approximate) out.dropped = inexpressible;
   out.not_modelled = s.not_modelled;
+}
 
+void Translator::choose_framework() {
   // The stack: named, else the Megatron-LM that has every feature the arguments use (flash attention,
   // the bucketed gradient overlap, MoE, the Transformer Engine overlaps and uneven pipeline splits came with
   // Megatron-Core).
-  std::string framework = o.framework;
+  framework = o.framework;
   if (framework.empty() && megatron_fsdp) {
     framework = "megatron-fsdp";
     assumed.push_back("framework megatron-fsdp (--use-megatron-fsdp)");
@@ -1007,18 +1134,21 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
                       (core ? " (the arguments use flags Megatron-LM gained with Megatron-Core)"
                             : " (no flag newer than Megatron-LM 2022)"));
   }
+}
+
+void Translator::read_communication() {
   // Communication settings as Megatron-LM runs them.
-  const bool profile_2021 = framework == "megatron-lm-2021";
-  const bool replicas = dp > 1;
-  bool overlap_grads = r.has("--overlap-grad-reduce") || r.word("--DDP-impl", "local") == "torch";
+  profile_2021 = framework == "megatron-lm-2021";
+  replicas = dp > 1;
+  overlap_grads = r.has("--overlap-grad-reduce") || r.word("--DDP-impl", "local") == "torch";
   if (overlap_grads && !replicas) {
     overlap_grads = false;
     assumed.push_back("no data parallelism: the gradient-reduction overlap has nothing to overlap");
   }
   // The asynchronous tensor-parallel all-reduce came to Megatron-LM late in 2021 (after the SC21 runs).
-  const bool overlap_tp = tp > 1 && !profile_2021 && !r.has("--no-async-tensor-model-parallel-allreduce");
-  const bool scatter_gather = tp > 1 && pp > 1 && !r.has("--no-scatter-gather-tensors-in-pipeline");
-  bool overlap_params = r.has("--overlap-param-gather");
+  overlap_tp = tp > 1 && !profile_2021 && !r.has("--no-async-tensor-model-parallel-allreduce");
+  scatter_gather = tp > 1 && pp > 1 && !r.has("--no-scatter-gather-tensors-in-pipeline");
+  overlap_params = r.has("--overlap-param-gather");
   if (overlap_params && zero == 3) {
     overlap_params = false;
     assumed.push_back(
@@ -1030,14 +1160,14 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     assumed.push_back(!replicas ? "no data parallelism: the parameter all-gather overlap has nothing to gather"
                                 : "--overlap-param-gather without --use-distributed-optimizer has no effect");
   }
-  bool overlap_tensor = r.has("--tp-comm-overlap");
+  overlap_tensor = r.has("--tp-comm-overlap");
   if (overlap_tensor && (tp == 1 || !sequence_parallel)) {
     overlap_tensor = false;
     assumed.push_back("--tp-comm-overlap without tensor and sequence parallelism has no effect");
   }
+}
 
-  // The workload file, in the order of the format's README.
-  nlohmann::ordered_json doc;
+void Translator::model_section(nlohmann::ordered_json& doc) {
   const std::string name =
       !o.name.empty() ? o.name : "megatron-gpt-" + n(layers) + "l-" + n(hidden) + "h-" + n(world.ranks);
   doc["name"] = name;
@@ -1076,6 +1206,9 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     m["mla"]["rope_head_dim"] = r.integer("--qk-pos-emb-head-dim", 64);
     m["mla"]["v_head_dim"] = r.integer("--v-head-dim", 128);
   }
+}
+
+void Translator::training_and_parallelism(nlohmann::ordered_json& doc) {
   auto& t = doc["training"];
   t["global_batch"] = global;
   t["micro_batch"] = micro;
@@ -1107,6 +1240,9 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
                     {"comm", cp_comm == "a2a"         ? "all_to_all"
                              : cp_comm == "allgather" ? "all_gather"
                                                       : "p2p"}};
+}
+
+void Translator::optimizations_and_placement(nlohmann::ordered_json& doc) {
   auto& opt = doc["optimizations"];
   opt = nlohmann::ordered_json::object();
   if (overlap_tp) opt["overlap_all_reduce"] = true;
@@ -1128,10 +1264,12 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     order.emplace_back("data");
     order.emplace_back("pipe");
   }
-  const int64_t per_node = o.devices_per_node > 0 ? o.devices_per_node : world.per_node;
+  per_node = o.devices_per_node > 0 ? o.devices_per_node : world.per_node;
   doc["placement"] = {{"order", order}, {"devices_per_node", per_node}};
   doc["framework"] = {{"profile", framework}};
+}
 
+void Translator::describe(nlohmann::ordered_json& doc) {
   // The description: where every argument went.
   std::vector<std::string> read;
   for (const auto& [flag, arg] : s.modelled) read.push_back(arg.text());
@@ -1153,7 +1291,27 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
     d += " Not modelled (no effect on the cost model): " + join(flags) + ".";
   }
   doc["description"] = d;
+}
 
+MegatronImport Translator::run() {
+  read_model();
+  read_parallelism();
+  read_moe();
+  read_pipeline();
+  read_tensor_split();
+  read_batch();
+  read_precision();
+  read_sharding();
+  read_memory_and_vocab();
+  refuse_unknown_or_inexpressible();
+  choose_framework();
+  read_communication();
+  // The workload file, in the order of the format's README.
+  nlohmann::ordered_json doc;
+  model_section(doc);
+  training_and_parallelism(doc);
+  optimizations_and_placement(doc);
+  describe(doc);
   // Arguments are bytes: one that is not UTF-8 (listed in the description as unknown or left out) is
   // written with U+FFFD in place of the bytes JSON cannot hold.
   out.text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -1162,7 +1320,11 @@ MegatronImport translate(const std::vector<std::string>& words, const MegatronIm
   } catch (const WorkloadError& e) {
     throw flag_error(e);
   }
-  return out;
+  return std::move(out);
+}
+
+MegatronImport translate(const std::vector<std::string>& words, const MegatronImportOptions& o) {
+  return Translator(words, o).run();
 }
 
 }  // namespace
