@@ -11,7 +11,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libcli11-dev
   libopenmpi-dev openmpi-bin libopenblas-dev zlib1g-dev
   libgtest-dev googletest
-  clang libfuzzer-14-dev libclang-rt-14-dev clang-format
+  clang libfuzzer-14-dev libclang-rt-14-dev clang-format universal-ctags
   gnuplot-nox
 )
 
