@@ -154,10 +154,11 @@ ReferenceSuite load_reference_suite(const std::string& path) {
     s.title = top.string("title");
     {
       JsonReader src = top.object("source");
-      s.seed = src.string("seed", "");
+      s.cite = src.string("cite", "");
       s.publication = src.string("publication", "");
-      if (s.seed.empty() == s.publication.empty())
-        src.fail("seed", "give either the seed's file or the publication's title (one of seed, publication)");
+      if (s.cite.empty() == s.publication.empty())
+        src.fail("cite",
+                 "give either the source's bibliography key or the publication's title (one of cite, publication)");
       s.where = src.string("where");
       src.finish();
     }

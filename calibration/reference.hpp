@@ -1,5 +1,5 @@
 #pragma once
-// The seeds' published measurements (results/reference/*.json, format in results/reference/README.md)
+// The papers' published measurements (results/reference/*.json, format in results/reference/README.md)
 // and how a prediction is scored against them.
 #include <array>
 #include <cstdint>
@@ -48,7 +48,7 @@ struct ReferencePoint {
   std::optional<std::array<double, 2>> range;  // published as "low-high"; "more than low": high is +inf
   std::string where, note;
   std::optional<ReferenceCollective> collective;
-  // The seed does not publish the configuration and its authors chose it with a performance model:
+  // The paper does not publish the configuration and its authors chose it with a performance model:
   // predict with the configuration paratwin's analytical model ranks first (paratwin search, the
   // workload's family) instead of the one written in the workload.
   bool best_configuration = false;
@@ -60,10 +60,11 @@ struct ReferencePoint {
 
 struct ReferenceSuite {
   std::string file;
-  std::string name, title, seed, where, units, held_fixed, assumptions;
-  std::string publication;  // a paper outside the seeds, by title (then `seed` is empty)
-  // The source as printed: the seed's file, or the publication's title.
-  std::string source_label() const { return seed.empty() ? publication : "seed " + seed; }
+  std::string name, title, where, units, held_fixed, assumptions;
+  std::string cite;         // the source's key in BIBLIOGRAPHY.md, bracketed: "[narayanan2021megatron]"
+  std::string publication;  // a publication not in BIBLIOGRAPHY.md, by title (then `cite` is empty)
+  // The source as printed: the bibliography key, or the publication's title.
+  std::string source_label() const { return cite.empty() ? publication : cite; }
   Metric metric = Metric::percent_of_peak;
   bool end_to_end = true;
   std::vector<ReferencePoint> points;

@@ -193,7 +193,7 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
         "lower bound (> value), the shortfall below it. "
         "Analytical: the closed-form model's prediction of the same configuration; versus analytical = (predicted − "
         "analytical) / analytical. "
-        "Each suite has one machine; its `assumptions` say what the seed does not publish. Points marked "
+        "Each suite has one machine; its `assumptions` say what the source does not publish. Points marked "
         "(calibration) had a profile parameter fitted to them (their note says which). A prediction followed by "
         "(low–high) is the spread over the values the source does not publish and the point lists as sensitivity "
         "(e.g. the batch size); the error is that of the assumed value.\n\n";
@@ -220,7 +220,7 @@ std::string validation_markdown(const std::vector<ReferenceSuite>& suites, const
     if (set.empty()) continue;
     md << "\n## " << suite.name << "\n\n"
        << suite.title << " — "
-       << (suite.seed.empty() ? "*" + suite.publication + "* (outside the seeds)" : "seed `" + suite.seed + "`") << ", "
+       << (suite.cite.empty() ? "*" + suite.publication + "* (outside the bibliography)" : suite.cite) << ", "
        << suite.where << ". Units: " << suite.units << ".\n\n";
     if (!suite.assumptions.empty()) md << "Assumed: " << suite.assumptions << "\n\n";
     md << "![" << suite.name << "](" << suite.name << ".svg)\n\n";

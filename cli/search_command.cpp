@@ -60,9 +60,10 @@ Action add_search_command(CLI::App& app) {
                     std::to_string(predict::kProgressAboveRanks) + " GPUs)");
   cmd->add_option("--library", a->library, "communication library (default: the machine profile's)")
       ->check(CLI::IsMember(topology::communication_libraries()));
-  cmd->add_flag("--placement-agnostic", a->placement_agnostic,
-                "give every collective one NIC's bandwidth wherever its group sits (the baseline seed 002 §5.1.2 "
-                "improves on) instead of loading the machine's links with every group's rings");
+  cmd->add_flag(
+      "--placement-agnostic", a->placement_agnostic,
+      "give every collective one NIC's bandwidth wherever its group sits (the baseline [singh2025dissertation] §5.1.2 "
+      "improves on) instead of loading the machine's links with every group's rings");
   cmd->add_flag("--show-rejected", a->show_rejected, "list every configuration dropped, with the reason");
   cmd->add_option("--vary", a->vary,
                   "what to search beyond the family's axes, comma-separated: micro_batch (powers of two up to "

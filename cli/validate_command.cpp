@@ -1,5 +1,6 @@
-// `paratwin validate`: predicts every published point of the seeds (results/reference) and reports the
-// errors. `paratwin baseline check|update`: the regression baselines of predicted scaling.
+// `paratwin validate`: predicts every published point of results/reference (the papers of BIBLIOGRAPHY.md
+// and other published runs) and reports the errors. `paratwin baseline check|update`: the regression
+// baselines of predicted scaling.
 #include <unistd.h>
 
 #include <cstdio>
@@ -195,7 +196,8 @@ Action add_validate_command(CLI::App& app) {
   auto a = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "Predict every measurement the seeds publish (results/reference) and compare: per point and per suite the "
+      "Predict every published measurement of results/reference (each suite cites its paper, a BIBLIOGRAPHY.md key, "
+      "or names its publication) and compare: per point and per suite the "
       "published and predicted values and the error, then the mean and max absolute error. Writes validation.csv, "
       "README.md and one plot per suite to --out. Exit status 3 when a point could not be predicted.");
   add_common(cmd, a->common);

@@ -305,7 +305,7 @@ void megatron_attention(Context& c, std::vector<Check>& out) {
                  compare(mul(transpose(ctxi), dZ), sub(dWproj, i * h / t, h / t, 0, h)), kVerifyTolerance, ""});
 }
 
-// AxoNN 3-D (seed 002 Algorithm 3) for one FC layer: the weight block W[in][out] all-gathered over z,
+// AxoNN 3-D ([singh2025dissertation] Algorithm 3) for one FC layer: the weight block W[in][out] all-gathered over z,
 // the output all-reduced over the input axis, the input gradient over the output axis, the weight
 // gradient reduce-scattered over z. `name` is the layer (qkv: normal; proj: transposed).
 void axonn_fc(Context& c, const char* name, std::vector<Check>& out) {
@@ -475,10 +475,10 @@ Mat combined(const Mat& back, const std::vector<int64_t>& slot_of, int64_t h) {
   return got;
 }
 
-// TED's expert exchange (seed 002 ch. 7): tokens routed to experts with a capacity, dispatched with an
+// TED's expert exchange ([singh2025dissertation] ch. 7): tokens routed to experts with a capacity, dispatched with an
 // all-to-all over the expert group, run through their expert, and combined back with a second one;
 // with DTD each tensor rank sends 1/G_tensor of the slots and an all-gather over the tensor group
-// reassembles them (seed 002 §7.3.1).
+// reassembles them ([singh2025dissertation] §7.3.1).
 void moe_round_trip(Context& c, std::vector<Check>& out) {
   const auto& grid = c.program.grid;
   const auto expert = grid.mask("expert"), tensor = grid.mask("tensor");

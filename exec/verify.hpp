@@ -23,7 +23,7 @@ struct Check {
 constexpr double kVerifyTolerance = 1e-9;
 
 // The checks that apply to the Program: Megatron 1-D MLP (column- then row-parallel FC pair), AxoNN
-// 3-D FC layers (seed 002 Algorithm 3, a normal and a transposed one), and the pipeline's activations
+// 3-D FC layers ([singh2025dissertation] Algorithm 3, a normal and a transposed one), and the pipeline's activations
 // and gradients through every stage. Collective over MPI_COMM_WORLD (MPI rank == Program rank).
 std::vector<Check> verify(const workloads::Workload& w, const workloads::Program& program, int64_t rank);
 

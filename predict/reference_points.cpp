@@ -45,8 +45,8 @@ double collective_seconds(const calibration::ReferenceCollective& c, const topol
   return predict::collective_seconds(machine, op_kind(c.kind), c.bytes, c.gpus, library, model_named(model));
 }
 
-// A workload metric from either model's prediction of one iteration. The seeds' FLOP rates are seed 003
-// eq. (3)'s, which counts full recomputation as a fourth forward pass (seed 003 §5.1: "8TP/nX"), and
+// A workload metric from either model's prediction of one iteration. The papers' FLOP rates are [narayanan2021megatron]
+// eq. (3)'s, which counts full recomputation as a fourth forward pass ([narayanan2021megatron] §5.1: "8TP/nX"), and
 // every published run of those suites recomputed fully: they are hardware FLOPs, and are compared with
 // the prediction's hardware FLOPs (results/reference/README.md, Metrics). Sources that publish model FLOPs
 // (MFU: Megatron-LM's num_floating_point_operations, PaLM's 6N + 12·l·h·s) are compared with the model's.
@@ -75,7 +75,7 @@ double metric_value(Metric metric, const Prediction& p, const workloads::Workloa
   throw std::logic_error("a speedup is not a workload metric");
 }
 
-// What the authors did where a seed says the configuration was chosen with a performance model: the
+// What the authors did where a paper says the configuration was chosen with a performance model: the
 // configuration paratwin's analytical model ranks first among those of the workload's family (AxoNN's
 // 4-D grid, Megatron's tensor x pipeline x data, TED) that fit in memory, varying what their models
 // varied: the parallel axes (and PTD-P's micro-batch), not what the published run fixed.

@@ -1,5 +1,5 @@
 #pragma once
-// Predicting the seeds' reference points (`paratwin validate`, `paratwin baseline`): every point of a
+// Predicting the papers' reference points (`paratwin validate`, `paratwin baseline`): every point of a
 // suite with the analytical model or with SimGrid (at `paratwin simulate`'s automatic fidelity, and
 // analytically beside it), in child processes.
 #include <cstddef>

@@ -181,7 +181,7 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
     s.recomputation = j.at("flops_convention").at("recomputation").get<std::string>();
   } else {
     // Saved before paratwin told model from hardware FLOPs: its "model" figure counted the
-    // recomputed forward of full checkpointing (seed 003 eq. 3), so it is a hardware figure.
+    // recomputed forward of full checkpointing ([narayanan2021megatron] eq. 3), so it is a hardware figure.
     s.legacy_flops = true;
     s.hardware_tflops_per_device = j.at("model_tflops_per_device").get<double>();
     s.percent_of_peak_hardware = j.at("percent_of_peak").get<double>();

@@ -1,7 +1,7 @@
 #pragma once
 // Closed-form collective times for the analytical model: the algorithm's steps (as `plan` gives them
 // in fast fidelity) with every transfer at the bandwidth one flow gets when every group of the same
-// axes runs the collective at once — seed 002 eq. 5.7 generalised: the flows of all those rings are
+// axes runs the collective at once — [singh2025dissertation] eq. 5.7 generalised: the flows of all those rings are
 // routed through the real node graph, NICs and network, and a link crossed by k flows gives each 1/k.
 #include <cstdint>
 #include <map>
@@ -20,7 +20,7 @@ namespace paratwin::sim {
 class CollectiveTimes {
  public:
   // placement_aware false: every transfer at one NIC's bandwidth, wherever the members sit (the
-  // placement-agnostic baseline of seed 002 §5.1.2).
+  // placement-agnostic baseline of [singh2025dissertation] §5.1.2).
   CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware);
 
   // Seconds one collective of `kind` over `rank`'s group along `mask` takes; `bytes` as Op::bytes.

@@ -239,7 +239,7 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
       return 0.0;
     };
     StageTimes st = walk_stage(role, machine.profile.compute_slowdown_communicating, seconds_of);
-    // Seed 003 §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
+    // [narayanan2021megatron] §2.2: (p-1)/v micro-batch times of fill and drain, messages included.
     const double extra = st.extra;
     const double per_mb = (st.split - extra + st.p2p) / static_cast<double>(m1);
     const double time = scale * (st.split - extra) + extra + (st.end - st.split);

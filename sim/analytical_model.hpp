@@ -1,11 +1,12 @@
 #pragma once
 // The analytical (closed-form) model: iteration time = compute + non-overlapped communication +
 // pipeline bubble, without SimGrid, fast enough to rank every configuration of a search.
-// - collectives cost as rings (seed 002 eq. 5.1-5.5) plus the library's per-step latency;
+// - collectives cost as rings ([singh2025dissertation] eq. 5.1-5.5) plus the library's per-step latency;
 // - each axis' bandwidth is placement-aware (eq. 5.7), generalised by loading the real node graph
 //   and NICs with every ring of the axis at once (topology::Topology::rings);
 // - 4-D per-layer costs of eq. 5.6 with transposed layers swapping G_x and G_y; Megatron's PTD-P
-//   tensor all-reduces, pipeline messages and bubble (seed 003 §3); TED's all-to-alls (seed 002 ch. 7);
+//   tensor all-reduces, pipeline messages and bubble ([narayanan2021megatron] §3); TED's all-to-alls
+//   ([singh2025dissertation] ch. 7);
 // - OAR/ORS/OAG and gradient-sync overlap hide communication behind the compute it overlaps.
 #include <map>
 #include <memory>
@@ -21,7 +22,7 @@ namespace paratwin::sim {
 
 struct AnalyticalOptions {
   // false: every axis gets the same inter-node bandwidth, as if placement did not matter (the
-  // placement-agnostic baseline of seed 002 §5.1.2).
+  // placement-agnostic baseline of [singh2025dissertation] §5.1.2).
   bool placement_aware = true;
   std::string library;  // empty: the machine profile's
 };

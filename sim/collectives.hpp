@@ -24,7 +24,7 @@ enum class Fidelity { exact, fast };
 // recursive: recursive halving (reduce-scatter), doubling (all-gather), both (all-reduce, Rabenseifner);
 //   power-of-two groups only.
 // tree: NCCL's pipelined double binary tree (all-reduce).
-// hierarchical: PCCL's two-level design (seed 002 §6.2): intra-node ring, inter-node recursive
+// hierarchical: PCCL's two-level design ([singh2025dissertation] §6.2): intra-node ring, inter-node recursive
 //   doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
 // binomial_tree: broadcast and reduce. pairwise: all-to-all, one peer per step. direct: all-to-all,
 // every peer at once. pat: NCCL's PAT (v2.23+, one rank per node): all-gather and reduce-scatter in
@@ -86,7 +86,7 @@ struct StepCosts {
   // NCCL's tuning model (profile "nccl", library nccl): the protocol of each ring and tree.
   std::optional<NcclHardware> nccl;
 
-  // The machine profile's per-step cost; CPU reductions for the MPI libraries (seed 002 §6.1.3; GPU
+  // The machine profile's per-step cost; CPU reductions for the MPI libraries ([singh2025dissertation] §6.1.3; GPU
   // libraries fuse them into the transfer).
   static StepCosts of(const topology::Machine& machine, const std::string& library);
   // Seconds a step takes after its transfers: the path latency of the steps a fast phase stands for,
@@ -110,13 +110,13 @@ struct StepCosts {
 NcclHardware nccl_hardware(const topology::Machine& machine);
 
 // The algorithm a library uses for a collective kind: nccl, rccl, cray-mpich and mpi use rings for
-// all-reduce, reduce-scatter and all-gather (seed 002 §6.1.4); pccl the hierarchical design for
+// all-reduce, reduce-scatter and all-gather ([singh2025dissertation] §6.1.4); pccl the hierarchical design for
 // all-gather and reduce-scatter; the GPU libraries pipelined chains for broadcast and reduce, the MPI
 // libraries binomial trees; all pairwise exchange for all-to-all.
 Algorithm default_algorithm(workloads::OpKind kind, const std::string& library = "nccl");
 
-// The vendor library beside PCCL: PCCL's intra-node phase is RCCL's on Frontier (Thesis, seed 002 §6.2.2),
-// NCCL's on NVIDIA machines. "rccl" where the machine profile's library is RCCL, else "nccl".
+// The vendor library beside PCCL: PCCL's intra-node phase is RCCL's on Frontier (Thesis, [singh2025dissertation]
+// §6.2.2), NCCL's on NVIDIA machines. "rccl" where the machine profile's library is RCCL, else "nccl".
 std::string vendor_library(const topology::Machine& machine);
 // The library that runs a collective of `kind` in a run that uses `library`: PCCL implements all-gather
 // and reduce-scatter only (Thesis §6.2); the ZeRO-3 runs of §6.3.2 issue those with PCCL and every other
@@ -125,7 +125,7 @@ std::string vendor_library(const topology::Machine& machine);
 std::string library_running(workloads::OpKind kind, const std::string& library, const topology::Machine& machine);
 
 // How a library drives a node's NICs: Cray MPICH sends every inter-node flow through the node's first
-// NIC (seed 002 §6.1.2), the others use the NIC serving each device.
+// NIC ([singh2025dissertation] §6.1.2), the others use the NIC serving each device.
 topology::TopologyOptions topology_options(const std::string& library);
 
 // The rings a library runs over the group, as member indices: one per channel (NCCL/RCCL), each

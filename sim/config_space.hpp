@@ -40,11 +40,11 @@ struct Configuration {
 bool applies(Family family, const workloads::Workload& base);
 
 // Every configuration of `family` on `gpus` GPUs, in a fixed order:
-// - 4d: G_x·G_y·G_z·G_data = N, no pipeline (seed 002 ch. 5);
-// - ptdp: t·p·d = N with Megatron tensor parallelism t and p pipeline stages (seed 003 §3); with p > 1,
+// - 4d: G_x·G_y·G_z·G_data = N, no pipeline ([singh2025dissertation] ch. 5);
+// - ptdp: t·p·d = N with Megatron tensor parallelism t and p pipeline stages ([narayanan2021megatron] §3); with p > 1,
 //   each micro-batch size and, for each, v = 1 (the base's schedule when it has a non-interleaved one,
 //   else 1F1B) and every v > 1 with p·v | layers (interleaved);
-// - ted: G_tensor·G_expert·G_data = N (seed 002 ch. 7).
+// - ted: G_tensor·G_expert·G_data = N ([singh2025dissertation] ch. 7).
 // Micro-batch sizes: the powers of two up to max(8, the base's) (and the base's) that split each
 // replica's share of the batch. A dimension `vary` leaves out keeps the base's value where it applies.
 // Optimisations of the base that a variant cannot use are switched off (e.g. ORS without sharded

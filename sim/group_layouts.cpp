@@ -12,7 +12,7 @@ GroupLayouts::GroupLayouts(const workloads::Program& program, const workloads::P
       placement_(placement),
       topology_(topology),
       channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node),
-      // PCCL's intra-node phase is the vendor library's (Thesis, seed 002 §6.2.2: RCCL on Frontier).
+      // PCCL's intra-node phase is the vendor library's (Thesis, [singh2025dissertation] §6.2.2: RCCL on Frontier).
       counter_rotating_(library == "rccl" || (library == "pccl" && vendor_library(topology.machine()) == "rccl")),
       pccl_(library == "pccl") {
 }

@@ -13,7 +13,7 @@
 // The simulator prices each step of a ring or tree with NCCL's latency of the protocol NCCL would
 // choose, spread evenly over the steps, and moves the protocol's bytes on the wire: LL's and LL128's
 // lower bandwidth as more bytes at the links' rate. Why not the measured α·p of a 32-GPU fit: at
-// 1,024-2,048 GPUs the seed's PCCL speedups over NCCL (3-5x at 16-32 MB) need a per-hop latency of a
+// 1,024-2,048 GPUs the paper's PCCL speedups over NCCL (3-5x at 16-32 MB) need a per-hop latency of a
 // few microseconds, as NCCL's LL rows have, not the fitted 9 µs (sim/README.md).
 #include <string>
 

@@ -67,7 +67,7 @@ RunEstimate estimate_run(detail::EngineState& st) {
   const double actor_bytes = 1024.0 * (topology::kActorStackKiB + 128);
   e.memory_bytes = address_space_now() + static_cast<double>(e.actors) * actor_bytes;
   // Wall-clock: every step is a SimGrid activity whose completion costs more the more activities are
-  // in flight (SimGrid 3.32 walks a list of them, shared/SIMGRID-NOTES.md), so seconds ≈ steps ×
+  // in flight (SimGrid 3.32 walks a list of them, [simgrid-repo]), so seconds ≈ steps ×
   // (a + b × actors). a, b fitted on GPT-80B Frontier runs (64 to 1,024 ranks exact, 64 to 2,048 fast,
   // the timings in sim/README.md, on an idle 2-core machine); a rough figure, within a factor of 2 there.
   const bool fast = st.options.fidelity == Fidelity::fast;

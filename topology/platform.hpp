@@ -22,7 +22,7 @@
 
 namespace paratwin::topology {
 
-// Network model settings every paratwin simulation uses (see shared/SIMGRID-NOTES.md): CM02 without
+// Network model settings every paratwin simulation uses (SimGrid's options, [simgrid-repo]): CM02 without
 // TCP-gamma throttling and without reverse-direction cross traffic; no stack guard pages (each costs
 // two memory mappings, and 32,768 actors exceed the process's 65,530; sim::simulate turns them on for
 // fewer actors); actor stacks of kActorStackKiB. Call before loading anything.

@@ -32,7 +32,7 @@ struct PathInfo {
   int global_hops = 0;
 };
 
-// How a set of rings that run at once (every group of one axis, as in seed 002 eq. 5.7) load the
+// How a set of rings that run at once (every group of one axis, as in [singh2025dissertation] eq. 5.7) load the
 // machine: each ring step is one flow; a resource crossed by k flows gives each 1/k of its bandwidth.
 struct RingLoad {
   double bandwidth = 0;       // the slowest ring's bottleneck bandwidth per flow
@@ -42,7 +42,7 @@ struct RingLoad {
 
 struct TopologyOptions {
   // Every inter-node flow of a node leaves and enters through its first NIC, as Cray MPICH drives the
-  // NICs (seed 002 §6.1.2), instead of the NIC serving each device.
+  // NICs ([singh2025dissertation] §6.1.2), instead of the NIC serving each device.
   bool one_nic_per_node = false;
 };
 

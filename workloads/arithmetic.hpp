@@ -1,5 +1,5 @@
 #pragma once
-// Model arithmetic: parameters, FLOPs and memory, each formula beside the seed equation it follows.
+// Model arithmetic: parameters, FLOPs and memory, each formula beside the published equation it follows.
 #include <cstdint>
 #include <string>
 
@@ -7,9 +7,9 @@
 
 namespace paratwin::workloads {
 
-// Seed 003 eq. (2): P = 12·l·h²·(1 + 13/(12h) + (V+S)/(12lh)).
+// [narayanan2021megatron] eq. (2): P = 12·l·h²·(1 + 13/(12h) + (V+S)/(12lh)).
 double parameters_eq2(double layers, double hidden, double vocab, double seq_len);
-// Seed 003 eq. (3) (Narayanan et al., SC21): F = 96·B·S·l·h²·(1 + S/(6h) + V/(16lh)). It counts
+// [narayanan2021megatron] eq. (3) (Narayanan et al., SC21): F = 96·B·S·l·h²·(1 + S/(6h) + V/(16lh)). It counts
 // full recomputation as a fourth forward pass (4 × 24·B·S·h² + 4 × 4·B·S²·h per layer) and every
 // query against every key: these are hardware FLOPs in Korthikanti et al.'s terms.
 double flops_eq3(double batch, double seq_len, double layers, double hidden, double vocab);
@@ -33,7 +33,7 @@ struct ParameterCounts {
   double shared = 0;        // per MoE layer: the shared experts' MLP
   double embeddings = 0;    // (V + S)·h with the defaults
   double dense_total = 0;   // everything but expert parameters
-  double expert_total = 0;  // all experts of all MoE layers (seed 002 eq. 7.2's NP_exp)
+  double expert_total = 0;  // all experts of all MoE layers ([singh2025dissertation] eq. 7.2's NP_exp)
   double total() const { return dense_total + expert_total; }
 };
 ParameterCounts count_parameters(const ModelConfig& m);
@@ -73,7 +73,7 @@ struct FlopRates {
 FlopRates flop_rates(const IterationFlops& flops, double seconds, double devices, double peak);
 
 // Mixed-precision Adam state per parameter (bytes): 2 half weights + 2 half gradients + 4 fp32
-// master + 8 moments = 16 (ZeRO's convention); + 4 with fp32 gradients = 20 (seed 002 §3.3.2).
+// master + 8 moments = 16 (ZeRO's convention); + 4 with fp32 gradients = 20 ([singh2025dissertation] §3.3.2).
 double model_state_bytes_per_param(const TrainingConfig& t);
 // Memory traffic of one Adam update per parameter: read fp32 weight, both moments and the gradient,
 // write them back with the half-precision copy — 28 bytes (30 with fp32 gradients).
@@ -81,11 +81,11 @@ double optimizer_bytes_per_param(const TrainingConfig& t);
 // Floating-point operations of one Adam update per parameter (moments, bias correction, update).
 constexpr double kAdamFlopsPerParam = 12.0;
 
-// Seed 002 §7.1.1: the ZeRO-1 per-GPU lower bound (4 + 12/G_data)·NP bytes.
+// [singh2025dissertation] §7.1.1: the ZeRO-1 per-GPU lower bound (4 + 12/G_data)·NP bytes.
 double zero1_bound(double params_per_gpu, double data_parallel);
-// Seed 002 eq. (7.4): TED's bound with separate non-expert and expert data parallelism.
+// [singh2025dissertation] eq. (7.4): TED's bound with separate non-expert and expert data parallelism.
 double ted_memory_bound_eq74(double np_nonexp_gpu, double g_data_nonexp, double np_exp_gpu, double g_data_exp);
-// Seed 002 eq. (7.5): 4·NP_base·(1/G_tensor + (E+2)/G).
+// [singh2025dissertation] eq. (7.5): 4·NP_base·(1/G_tensor + (E+2)/G).
 double ted_memory_bound_eq75(double np_base, double g_tensor, double experts, double gpus);
 
 // Activation bytes of one transformer layer for one micro-batch held until its backward pass

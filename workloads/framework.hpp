@@ -27,7 +27,7 @@ struct ShardingMechanism {
   // Gather calls issued ahead of the one the computation waits for (FSDP1's backward prefetch and
   // limit_all_gathers, FSDP2's implicit prefetch, DeepSpeed's prefetch bucket). 0: each gather
   // blocks the computation that needs it. -1: the workload's optimizations.overlap_all_gather
-  // decides (one ahead with it, none without: the lowering of seed 002 §5.1.4).
+  // decides (one ahead with it, none without: the lowering of [singh2025dissertation] §5.1.4).
   int prefetch = -1;
   // Whether the gathered weights are freed after a unit's forward (and gathered again for backward).
   bool reshard_after_forward = true;

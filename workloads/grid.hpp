@@ -58,7 +58,7 @@ struct DeviceSlot {
 
 // Maps ranks to devices: the axes listed first in `order` vary fastest across consecutive devices.
 // With a tile (per-axis block extents), devices are numbered inside one block first (the axes' inner
-// coordinates, in `order`), then block by block (their outer coordinates, in `order`): seed 004's
+// coordinates, in `order`), then block by block (their outer coordinates, in `order`): [xu2021optimus]'s
 // 2 x 2 sub-mesh per node (Fig. 8b) is the tile {"col": 2, "row": 2} with 4 devices per node.
 class PlacementMap {
  public:

@@ -434,7 +434,7 @@ class StageLowering {
                                                                           : optimizer_bytes_per_param(c_.w.training);
     const double traffic = per_param * shard;
     if (c_.w.training.offload_optimizer) {
-      // AxoNN (seed 002 §3.3.2): fp32 weights and Adam state stream in from host memory bucket by
+      // AxoNN ([singh2025dissertation] §3.3.2): fp32 weights and Adam state stream in from host memory bucket by
       // bucket; the updated state streams back.
       const double moved = (model_state_bytes_per_param(c_.w.training) - 4.0) * shard;
       e_.wait(e_.compute(OpKind::host_transfer, "optimizer.h2d", moved, 0, Stream::host));

@@ -1,4 +1,4 @@
-// AxoNN's 3-D tensor parallelism (seed 002 Algorithm 3, §5.1.1): every FC layer all-gathers its
+// AxoNN's 3-D tensor parallelism ([singh2025dissertation] Algorithm 3, §5.1.1): every FC layer all-gathers its
 // weight shard over z, multiplies, and all-reduces the output over y; backward all-reduces the input
 // gradient over x and reduce-scatters the weight gradient over z. Every other FC layer is
 // "transposed": the roles of x and y swap (QKV and fc1 normal, projection and fc2 transposed).

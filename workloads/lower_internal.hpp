@@ -177,7 +177,7 @@ class LayerLowering {
   GatherHost gather_host_;
   // Makes the gathered weights of (layer, block) available to the next computation. The gathers of
   // the next `ahead` calls of this pass are issued too, before the computation of this block (with
-  // OAG one ahead, seed 002 §5.1.4; a stack's prefetch depth, ShardingMechanism::prefetch); with 0
+  // OAG one ahead, [singh2025dissertation] §5.1.4; a stack's prefetch depth, ShardingMechanism::prefetch); with 0
   // each gather blocks the computation that needs it.
   void gather_weights(Emitter& e, int32_t layer, int32_t block, int ahead);
 

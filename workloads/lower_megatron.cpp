@@ -1,6 +1,6 @@
-// Transformer layers without tensor parallelism, with Megatron 1-D tensor parallelism (seed 003 §2.3:
+// Transformer layers without tensor parallelism, with Megatron 1-D tensor parallelism ([narayanan2021megatron] §2.3:
 // the f/g all-reduces, or all-gather/reduce-scatter with sequence parallelism), and TED's MoE layers
-// (seed 002 ch. 7: expert all-to-alls, DTD, CAC). ZeRO-3 / FSDP gathers weights and scatters
+// ([singh2025dissertation] ch. 7: expert all-to-alls, DTD, CAC). ZeRO-3 / FSDP gathers weights and scatters
 // gradients as the workload's stack does (workloads/framework.hpp ShardingMechanism): per layer (an
 // FSDP unit) or per leaf module (DeepSpeed's submodule hooks), with its prefetch depth, resharding,
 // persistent small parameters and gradient buckets.
@@ -894,7 +894,7 @@ class MegatronLowering final : public LayerLowering {
   }
 
   // One exchange of the routed tokens. All-to-all: every rank sends the tokens it routed to the
-  // experts' ranks; DTD (seed 002 §7.3.1) first drops the copies of tokens that the tensor ranks share,
+  // experts' ranks; DTD ([singh2025dissertation] §7.3.1) first drops the copies of tokens that the tensor ranks share,
   // sending 1/G_tensor of the tokens, then all-gathers them across the tensor group. All-gather
   // (Megatron-Core MoEAllGatherTokenDispatcher, token_dispatcher.py): the dispatch gathers every
   // rank's sequence-parallel tokens, with their routing probabilities and map, over the tensor ×

@@ -1,4 +1,4 @@
-// Optimus 2-D tensor parallelism (seed 004 §2.4, Algorithms 1-3): SUMMA over a q × q mesh. An FC
+// Optimus 2-D tensor parallelism ([xu2021optimus] §2.4, Algorithms 1-3): SUMMA over a q × q mesh. An FC
 // layer's forward broadcasts a column block of the input along each mesh row and a row block of the
 // weight along each mesh column, q times; backward broadcasts and reduces the same way.
 // The group over axis "col" is a mesh row (ranks that differ in column), "row" a mesh column.
@@ -80,7 +80,7 @@ class OptimusLowering final : public LayerLowering {
   std::vector<ParamBlock> layer_params(int32_t layer) const override {
     (void)layer;
     const double h = static_cast<double>(h_), f = static_cast<double>(f_), q2 = static_cast<double>(q_ * q_);
-    // Weights are q × q blocks; biases and layer norms live on one mesh row (seed 004 Fig. 5) and
+    // Weights are q × q blocks; biases and layer norms live on one mesh row ([xu2021optimus] Fig. 5) and
     // are counted here as if spread evenly.
     return {{"layer", (4 * h * h + 2 * h * f + 9 * h + f) / q2, false}};
   }
@@ -103,7 +103,7 @@ class OptimusLowering final : public LayerLowering {
   double rows() const { return static_cast<double>(T_ / q_) * static_cast<double>(h_ / q_); }
 
   // C = A·B as q outer products: step i broadcasts A's column block i along every mesh row and B's
-  // row block i along every mesh column (seed 004 Algorithm 1).
+  // row block i along every mesh column ([xu2021optimus] Algorithm 1).
   void summa_forward(Emitter& e, const Summa& fc) {
     const int64_t rows = T_ / q_, inner = fc.k / q_, cols = fc.n / q_;
     for (int32_t i = 0; i < q_; ++i) {
@@ -117,7 +117,7 @@ class OptimusLowering final : public LayerLowering {
 
   // dA = dC·Bᵀ: broadcast B's row block i down the columns, multiply, reduce along the rows to
   // column i; dB = Aᵀ·dC: broadcast A's column block i along the rows, multiply, reduce down the
-  // columns to row i (seed 004 Algorithms 2-3).
+  // columns to row i ([xu2021optimus] Algorithms 2-3).
   void summa_backward(Emitter& e, const Summa& fc) {
     const int64_t rows = T_ / q_, inner = fc.k / q_, cols = fc.n / q_;
     for (int32_t i = 0; i < q_; ++i) {

@@ -136,7 +136,7 @@ struct Program {
   int64_t micro_batches = 0;
   int64_t tokens_per_iteration = 0;
   // FLOPs of one iteration, all ranks (workloads/arithmetic.hpp iteration_flops): model FLOPs (no
-  // recomputation, MFU's) and hardware FLOPs (recomputation counted, HFU's; seed 003 eq. 3's with full).
+  // recomputation, MFU's) and hardware FLOPs (recomputation counted, HFU's; [narayanan2021megatron] eq. 3's with full).
   double model_flops = 0, hardware_flops = 0;
   double parameters = 0;    // whole model
   std::vector<Role> roles;  // indexed by pipeline stage
@@ -146,7 +146,7 @@ struct Program {
 };
 
 // A Program of one collective of `bytes` (as Op::bytes) over the "data" axis of `grid`: collective
-// benchmarks (the seeds' library comparisons) and collective-cost tests.
+// benchmarks (the papers' library comparisons) and collective-cost tests.
 Program single_collective_program(Grid grid, int64_t devices_per_node, OpKind kind, double bytes);
 
 }  // namespace paratwin::workloads

@@ -17,7 +17,7 @@ std::vector<Slot> gpipe(const ScheduleSpec& s) {
   return out;
 }
 
-// PipeDream-Flush (seed 003 Fig. 4 top): p - stage - 1 warm-up forwards, then one forward and one
+// PipeDream-Flush ([narayanan2021megatron] Fig. 4 top): p - stage - 1 warm-up forwards, then one forward and one
 // backward alternately, then the remaining backwards.
 std::vector<Slot> one_f_one_b(const ScheduleSpec& s, int64_t warmup) {
   const int64_t m = s.micro_batches;
@@ -33,7 +33,7 @@ std::vector<Slot> one_f_one_b(const ScheduleSpec& s, int64_t warmup) {
   return out;
 }
 
-// Interleaved 1F1B (seed 003 §2.2.2, Fig. 4 bottom), in the order Megatron-LM's implementation
+// Interleaved 1F1B ([narayanan2021megatron] §2.2.2, Fig. 4 bottom), in the order Megatron-LM's implementation
 // runs it: virtual micro-batch k maps to chunk (k / p) mod v of micro-batch (k / pv)·p + k mod p.
 std::vector<Slot> interleaved(const ScheduleSpec& s, int64_t stage) {
   const int64_t p = s.stages, v = s.chunks, m = s.micro_batches;
@@ -57,10 +57,10 @@ std::vector<Slot> interleaved(const ScheduleSpec& s, int64_t stage) {
   return out;
 }
 
-// AxoNN's message-driven schedule (seed 000 Algorithm 2): stage 0 admits a new micro-batch while
+// AxoNN's message-driven schedule ([singh2022axonn] Algorithm 2): stage 0 admits a new micro-batch while
 // fewer than pipeline_limit are in flight; every stage runs whatever message has arrived, backward
 // first. Its order depends on timing; this is the order it takes when every forward costs 1 and
-// every backward 2 (seed 003's assumption), found by replaying the pipeline event by event.
+// every backward 2 ([narayanan2021megatron]'s assumption), found by replaying the pipeline event by event.
 std::vector<std::vector<Slot>> message_driven(const ScheduleSpec& s) {
   const int64_t p = s.stages, m = s.micro_batches;
   const int64_t limit = s.pipeline_limit > 0 ? s.pipeline_limit : p;

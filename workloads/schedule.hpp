@@ -1,6 +1,6 @@
 #pragma once
 // Pipeline schedules: the order in which one stage runs the forward and backward passes of its
-// micro-batches (and model chunks). Seed 003 §2.2 (GPipe, 1F1B, interleaved 1F1B) and seed 000
+// micro-batches (and model chunks). [narayanan2021megatron] §2.2 (GPipe, 1F1B, interleaved 1F1B) and [singh2022axonn]
 // (AxoNN's message-driven schedule with a pipeline limit).
 #include <cstdint>
 #include <string>
@@ -30,7 +30,7 @@ struct ScheduleSpec {
 std::vector<Slot> stage_schedule(const ScheduleSpec& spec, int64_t stage);
 std::vector<std::vector<Slot>> all_stage_schedules(const ScheduleSpec& spec);
 
-// "F1 F2 B1 ..." (1-based micro-batches as in the seed's figures; chunk as a/b/c... when chunks > 1).
+// "F1 F2 B1 ..." (1-based micro-batches as in the paper's figures; chunk as a/b/c... when chunks > 1).
 std::string describe(const std::vector<Slot>& slots, int64_t chunks);
 
 }  // namespace paratwin::workloads

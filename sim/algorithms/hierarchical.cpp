@@ -8,7 +8,7 @@ namespace paratwin::sim::algorithms {
 
 using workloads::OpKind;
 
-// PCCL (Thesis, seed 002 §6.2): all-gather runs inter-node all-gathers among the members with the same
+// PCCL (Thesis, [singh2025dissertation] §6.2): all-gather runs inter-node all-gathers among the members with the same
 // place in their node (all NICs busy at once), then intra-node ring all-gathers, then a local shuffle;
 // reduce-scatter the reverse (shuffle, intra-node ring, inter-node); all-reduce both. The inter-node
 // phase is recursive doubling (all-gather) and halving (reduce-scatter) over Cray MPICH's point-to-point

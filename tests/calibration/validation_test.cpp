@@ -22,9 +22,9 @@ class Reference : public paratwin::test::TempFiles {
  protected:
   static std::string suite(const std::string& points, const std::string& metric = "percent_of_peak",
                            const std::string& extra = "") {
-    return R"({"suite": "s", "title": "t", "source": {"seed": "x.txt", "where": "Table 1"}, "metric": ")" + metric +
-           R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra + R"(, "points": [)" +
-           points + "]}";
+    return R"({"suite": "s", "title": "t", "source": {"cite": "[narayanan2021megatron]", "where": "Table 1"}, "metric": ")" +
+           metric + R"(", "units": "u", "held_fixed": "h", "assumptions": "", "end_to_end": true)" + extra +
+           R"(, "points": [)" + points + "]}";
   }
 };
 
@@ -301,7 +301,7 @@ TEST_F(Reference, TheTextReportHasATablePerSuiteAndTheHeadline) {
   rows[0].fits = false;
   rows[1].error = "no such machine";
   const auto text = pc::validation_text(suites, rows);
-  EXPECT_NE(text.find("\ns: t\n  (seed x.txt, Table 1; percent_of_peak)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ns: t\n  ([narayanan2021megatron], Table 1; percent_of_peak)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  a                                                 64 simulate             40           44"
                       "    +10.0%           40    +10.0%  (does not fit in memory)\n"),
             std::string::npos)

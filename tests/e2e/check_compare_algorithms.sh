@@ -32,7 +32,7 @@ out=$("$pt" compare rccl pccl -w "$w" -m frontier --algorithm all_gather=ring --
   fail "compare --algorithm: $out"
 grep -Eq "^  all_gather z \(group size 4\): algorithm +ring +ring +same" <<<"$out" || fail "--algorithm not applied: $out"
 
-# Out of memory on one side (seed 003's 1.7B on 32 GPUs: 45.9 GiB per rank, Summit's V100s hold 16 GB):
+# Out of memory on one side ([narayanan2021megatron]'s 1.7B on 32 GPUs: 45.9 GiB per rank, Summit's V100s hold 16 GB):
 # the verdict of each side and the memory row marked.
 out=$("$pt" compare selene summit -w "$ex/gpt-1.7b-selene-32.json" --json "$dir/m.json" 2>&1) || fail "compare selene summit: $out"
 grep -Eq "^A  selene: .*memory [0-9.]+ GiB per rank of [0-9.]+ GiB: fits$" <<<"$out" || fail "no verdict for A: $out"

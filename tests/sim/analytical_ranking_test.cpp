@@ -1,4 +1,4 @@
-// Seed 002 §5.1.2's validation, with our simulator standing in for the machine: every 4-D configuration
+// [singh2025dissertation] §5.1.2's validation, with our simulator standing in for the machine: every 4-D configuration
 // of GPT-20B on 32 Perlmutter GPUs that fits in memory, ranked by the analytical model and by the
 // SimGrid simulator (fast fidelity). The placement-aware ranking must agree (Kendall tau >= 0.8, the
 // simulator's best among the model's top 5); the placement-agnostic one (every group at one NIC's

@@ -1,6 +1,6 @@
-// The analytical model against the seeds' equations: the 4-D per-layer collective costs of seed 002
+// The analytical model against the papers' equations: the 4-D per-layer collective costs of [singh2025dissertation]
 // eq. 5.1-5.5 (transposed layers swap G_x and G_y), the placement-aware bandwidth of eq. 5.7, the
-// pipeline bubble (p-1)/(v·m) of seed 003 §2.2; its memory equals the lowering's; search's memory
+// pipeline bubble (p-1)/(v·m) of [narayanan2021megatron] §2.2; its memory equals the lowering's; search's memory
 // filter and enumeration. No SimGrid here (the ranking against the simulator is in
 // analytical_ranking_test.cpp).
 #include <gtest/gtest.h>
@@ -91,7 +91,7 @@ TEST(AnalyticalModel, FourDLayerCostsFollowEquations51To55) {
   fcs.push_back({h, V, false});  // the output layer
   std::map<std::pair<std::string, pw::OpKind>, double> want;
   for (const Fc& fc : fcs) {
-    // Transposed layers swap G_x and G_y (end of seed 002 §5.1.2).
+    // Transposed layers swap G_x and G_y (end of [singh2025dissertation] §5.1.2).
     const double x = fc.transposed ? gy : gx, y = fc.transposed ? gx : gy;
     const std::string ax = fc.transposed ? "y" : "x", ay = fc.transposed ? "x" : "y";
     want[{"z", pw::OpKind::all_gather}] += (gz - 1) * fc.k * fc.n / (x * y * gz) * e / beta;      // (5.1)
@@ -124,7 +124,7 @@ TEST(AnalyticalModel, FourDLayerCostsFollowEquations51To55) {
   EXPECT_NEAR(est.iteration, est.compute + est.exposed_comm, 1e-9 * est.iteration);
 }
 
-// Seed 002 eq. 5.7: a group that crosses nodes gets β_inter / min(G_node, Π_{j<i} G_j) per ring:
+// [singh2025dissertation] eq. 5.7: a group that crosses nodes gets β_inter / min(G_node, Π_{j<i} G_j) per ring:
 // every inner group has a ring of its own through the node's one NIC.
 TEST(AnalyticalModel, PlacementAwareBandwidthFollowsEquation57) {
   const int node = 4;
@@ -159,7 +159,7 @@ TEST(AnalyticalModel, BubbleIsPMinusOneOverVM) {
     const double p = static_cast<double>(w.parallel.pipeline.stages),
                  v = static_cast<double>(w.parallel.pipeline.chunks), m = static_cast<double>(w.micro_batches());
     EXPECT_NEAR(est.bubble_fraction, (p - 1) / (v * m), 1e-12) << file;
-    // Seed 003 §2.2: the bubble lasts (p-1)/v micro-batch times.
+    // [narayanan2021megatron] §2.2: the bubble lasts (p-1)/v micro-batch times.
     EXPECT_GT(est.micro_batch, 0) << file;
     EXPECT_NEAR(est.bubble, (p - 1) / v * est.micro_batch, 1e-12 * est.bubble) << file;
     EXPECT_NEAR(est.bubble, est.bubble_fraction * m * est.micro_batch, 1e-9 * est.bubble) << file;

@@ -1,4 +1,4 @@
-// With free communication the measured pipeline bubble equals seed 003's (p-1)/m for GPipe and 1F1B
+// With free communication the measured pipeline bubble equals [narayanan2021megatron]'s (p-1)/m for GPipe and 1F1B
 // and (p-1)/(v·m) for the interleaved schedule (§2.2), to 1e-6.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Library profiles: Cray MPICH sends all of a node's traffic through one NIC (seed 002 §6.1.2) and
+// Library profiles: Cray MPICH sends all of a node's traffic through one NIC ([singh2025dissertation] §6.1.2) and
 // reduces on the CPU (§6.1.3); NCCL/RCCL use the NIC serving each device and reduce on the GPU.
 #include <gtest/gtest.h>
 

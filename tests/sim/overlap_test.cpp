@@ -1,4 +1,4 @@
-// Overlap (seed 002 §5.1.4): with OAR, ORS and OAG the exposed communication drops and the iteration
+// Overlap ([singh2025dissertation] §5.1.4): with OAR, ORS and OAG the exposed communication drops and the iteration
 // time never rises.
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ TEST(Overlap, EachOptimisationLowersExposedCommunicationAndNeverSlowsDown) {
     // Every second of exposed communication is charged to the collective the compute stream waited for.
     EXPECT_NEAR((*step)[2], (*step)[1], 1e-9 * (*step)[1]);
   }
-  // Successive optimisations, as in seed 002 Fig. 5.4.
+  // Successive optimisations, as in [singh2025dissertation] Fig. 5.4.
   EXPECT_LE(oar[0], none[0] * (1 + 1e-9));
   EXPECT_LE(ors[0], oar[0] * (1 + 1e-9));
   EXPECT_LE(all[0], ors[0] * (1 + 1e-9));

@@ -1,5 +1,5 @@
 // PCCL in the analytical model, as in the engine (both ask sim::Tuner): AxoNN's z groups with one GCD
-// per node run PCCL's inter-node recursive doubling and halving (Thesis, seed 002 §6.2.3), faster than
+// per node run PCCL's inter-node recursive doubling and halving (Thesis, [singh2025dissertation] §6.2.3), faster than
 // RCCL's ring for these latency-bound buffers, while the data all-reduce stays RCCL's (PCCL implements
 // only all-gather and reduce-scatter, §6.2), so search ranks what simulate runs.
 #include <gtest/gtest.h>

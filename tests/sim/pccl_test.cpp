@@ -1,4 +1,4 @@
-// PCCL's hierarchical all-gather against the library ring on Frontier (seed 002 §6.3, Fig. 6.9): the
+// PCCL's hierarchical all-gather against the library ring on Frontier ([singh2025dissertation] §6.3, Fig. 6.9): the
 // hierarchical design wins where latency dominates (1,024+ GCDs, 16-64 MB per process) and loses
 // where bandwidth dominates (32 GCDs, 1 GB), because RCCL's rings use all four NICs of a node while
 // PCCL's two phases move the data twice.
@@ -41,7 +41,7 @@ TEST(Pccl, HierarchicalAllGatherBeatsRingAtScaleForTensOfMegabytes) {
 TEST(Pccl, RingBeatsHierarchicalAtThirtyTwoRanksForOneGigabyte) {
   const double ring = all_gather("rccl", 32, 1e9);
   const double pccl = all_gather("pccl", 32, 1e9);
-  std::printf("all-gather 32 GCDs, 1 GB: rccl ring %.4g s, pccl %.4g s, speedup %.3g (seed: 0.52)\n", ring, pccl,
+  std::printf("all-gather 32 GCDs, 1 GB: rccl ring %.4g s, pccl %.4g s, speedup %.3g (published: 0.52)\n", ring, pccl,
               ring / pccl);
   EXPECT_LT(ring / pccl, 1.0);
 }

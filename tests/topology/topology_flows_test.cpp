@@ -203,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(NicCase{"frontier", 25, "Slingshot-11 Cassini NIC 25 GB/s (GCD 0 reaches it through GCD 1)"},
                     // summit.json: one dual-port EDR adapter of 25 GB/s whose two ports are two 12.5 GB/s
                     // links into the fat tree (up[0] = 2); D-mod-K puts one flow on one port, so a lone
-                    // flow gets one EDR link, 12.5 GB/s, the seeds' inter-node peak (network.note (1)).
+                    // flow gets one EDR link, 12.5 GB/s, the papers' inter-node peak (network.note (1)).
                     NicCase{"summit", 12.5, "one EDR rail port of the dual-port adapter"},
                     NicCase{"perlmutter", 25, "one Slingshot-11 NIC per GPU, 25 GB/s (PCIe 32 GB/s before it)"},
                     NicCase{"selene", 25, "one HDR InfiniBand NIC per GPU, 25 GB/s"},

@@ -1,7 +1,7 @@
 // Routes through the built-in machines without SimGrid: minimal dragonfly routes on the whole of
 // Frontier (at most one global hop and four switches, spread over every global link of a group
 // pair), up-and-down fat-tree routes on Summit and Selene, route latencies, and the ring loads of
-// Topology::rings (the generalisation of seed 002 eq. 5.7: rings that cross nodes at once share NICs).
+// Topology::rings (the generalisation of [singh2025dissertation] eq. 5.7: rings that cross nodes at once share NICs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -385,7 +385,7 @@ TEST(TopologyRoutes, FatTreeLatencyIsLinksPlusSwitches) {
 }
 
 // -------------------------------------------------------------------------------------------------
-// Rings (seed 002 eq. 5.7 generalised): each ring step is a flow, and a resource crossed by k flows
+// Rings ([singh2025dissertation] eq. 5.7 generalised): each ring step is a flow, and a resource crossed by k flows
 // gives each 1/k of its bandwidth.
 
 // Two 4-GPU rings over nodes 0 and 1, interleaved: ring A takes the even local devices 0 and 2 of

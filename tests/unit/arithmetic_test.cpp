@@ -1,6 +1,6 @@
-// Model arithmetic against the seeds' equations: seed 003 eq. (2) and (3), model and hardware FLOPs
-// (Korthikanti et al. 2022, PaLM App. B, seed 003 §5.1), seed 002 §7.1.1 (ZeRO-1 bound, eq. 7.2-7.5),
-// and the activation model.
+// Model arithmetic against the papers' equations: [narayanan2021megatron] eq. (2) and (3), model and hardware FLOPs
+// (Korthikanti et al. 2022, PaLM App. B, [narayanan2021megatron] §5.1), [singh2025dissertation] §7.1.1 (ZeRO-1 bound,
+// eq. 7.2-7.5), and the activation model.
 #include "workloads/arithmetic.hpp"
 
 #include <gtest/gtest.h>
@@ -14,11 +14,11 @@ using paratwin::test::workload;
 namespace {
 
 struct Table1Row {
-  double params_billion;  // as printed in seed 003 Table 1
+  double params_billion;  // as printed in [narayanan2021megatron] Table 1
   int64_t heads, hidden, layers;
 };
 
-// Seed 003 Table 1 (V = 51,200, S = 2,048).
+// [narayanan2021megatron] Table 1 (V = 51,200, S = 2,048).
 const Table1Row kTable1[] = {{1.7, 24, 2304, 24},      {3.6, 32, 3072, 30},     {7.5, 32, 4096, 36},
                              {18.4, 48, 6144, 40},     {39.1, 64, 8192, 48},    {76.1, 80, 10240, 60},
                              {145.6, 96, 12288, 80},   {310.1, 128, 16384, 96}, {529.6, 128, 20480, 105},
@@ -70,7 +70,7 @@ TEST(Arithmetic, HardwareFlopsEqualEq3WithFullRecomputationAndModelFlopsKorthika
     w.training.global_batch = 1536;
     w.training.checkpointing = pw::Checkpointing::full;
     const auto f = pw::iteration_flops(w);
-    // Seed 003 eq. (3) counts the recomputed forward: hardware FLOPs.
+    // [narayanan2021megatron] eq. (3) counts the recomputed forward: hardware FLOPs.
     EXPECT_NEAR(f.hardware / pw::flops_eq3(1536, 2048, row.layers, row.hidden, 51200), 1.0, 1e-12);
     // Korthikanti et al. 2022's model FLOPs: eq. (3) without it.
     EXPECT_NEAR(f.model / pw::model_flops_korthikanti(1536, 2048, row.layers, row.hidden, 51200), 1.0, 1e-12);
@@ -115,7 +115,7 @@ TEST(Arithmetic, Gpt3ModelFlopsPerTokenArePalms6NPlusAttention) {
 }
 
 TEST(Arithmetic, Gpt3On1024GpusTakes34DaysAsSeed003Says) {
-  // Seed 003 §5.1: 300B tokens of GPT-3 175B on 1,024 A100s at X = 140 TFLOP/s per GPU take 34 days,
+  // [narayanan2021megatron] §5.1: 300B tokens of GPT-3 175B on 1,024 A100s at X = 140 TFLOP/s per GPU take 34 days,
   // estimated as 8·T·P/(n·X): 8 FLOPs per parameter and token, full recomputation counted. That X is
   // a hardware FLOP rate: with eq. (3)'s hardware FLOPs per token the same X gives 34 days; with model
   // FLOPs the same days are 3/4 of the rate, 105 TFLOP/s per GPU.
@@ -125,11 +125,11 @@ TEST(Arithmetic, Gpt3On1024GpusTakes34DaysAsSeed003Says) {
   const double days = 300e9 * f.hardware / tokens / (1024 * 140e12) / 86400;
   EXPECT_NEAR(days, 34, 1.0);
   const double N = pw::count_parameters(w.model).total();
-  EXPECT_NEAR(f.hardware / tokens / (8 * N), 1.0, 0.03);  // the seed's "8TP" approximation
+  EXPECT_NEAR(f.hardware / tokens / (8 * N), 1.0, 0.03);  // the paper's "8TP" approximation
   const auto r = pw::flop_rates(f, days * 86400 / (300e9 / tokens), 1024, 312e12);
   EXPECT_NEAR(r.hardware_per_device / 1e12, 140, 1e-9);
   EXPECT_NEAR(r.model_per_device / r.hardware_per_device, 0.75, 0.01);
-  // Seed 003 Table 1, 1.7B on 32 GPUs: 137 TFLOP/s per GPU is its 44 % of 312.
+  // [narayanan2021megatron] Table 1, 1.7B on 32 GPUs: 137 TFLOP/s per GPU is its 44 % of 312.
   EXPECT_NEAR(pw::flop_rates({137e12, 137e12}, 1, 1, 312e12).hardware_percent, 44, 0.5);
 }
 
@@ -151,11 +151,11 @@ TEST(Arithmetic, MixedPrecisionStateBytes) {
   pw::TrainingConfig t;
   EXPECT_EQ(pw::model_state_bytes_per_param(t), 16.0);  // ZeRO's 2 + 2 + 12
   t.fp32_gradient_copy = true;
-  EXPECT_EQ(pw::model_state_bytes_per_param(t), 20.0);  // seed 002 §3.3.2: 20φ
+  EXPECT_EQ(pw::model_state_bytes_per_param(t), 20.0);  // [singh2025dissertation] §3.3.2: 20φ
 }
 
 TEST(Arithmetic, Zero1MemoryOfAProgramEqualsTheBound) {
-  // Seed 002 §7.1.1: ZeRO-1 needs (4 + 12/G_data)·NP bytes per GPU for model state.
+  // [singh2025dissertation] §7.1.1: ZeRO-1 needs (4 + 12/G_data)·NP bytes per GPU for model state.
   auto j = paratwin::test::base_gpt();
   j["training"]["checkpointing"] = "full";
   j["parallelism"] = {{"data", {{"size", 8}, {"zero", 1}}}, {"tensor", {{"mode", "megatron"}, {"size", 2}}}};

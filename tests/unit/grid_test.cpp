@@ -21,7 +21,7 @@ TEST(Grid, CoordinatesInnermostFirst) {
 }
 
 TEST(Grid, GroupsMatchSeed002Example) {
-  // Seed 002 §5.1.2: with G_x = G_y = G_z = G_data = 2, the X groups are (0,1), (2,3), ... and the Y
+  // [singh2025dissertation] §5.1.2: with G_x = G_y = G_z = G_data = 2, the X groups are (0,1), (2,3), ... and the Y
   // groups (0,2), (1,3), (4,6), (5,7).
   const auto g = four_d();
   EXPECT_EQ(g.group(0, g.mask("x")), (std::vector<int64_t>{0, 1}));
@@ -75,7 +75,7 @@ TEST(Grid, PlacementOrderMayLeaveOutAxesOfSizeOne) {
 }
 
 TEST(Grid, TileNumbersDevicesBlockByBlock) {
-  // Seed 004 Fig. 8b: a 4 x 4 SUMMA mesh on 4 nodes, each node holding a 2 x 2 sub-mesh.
+  // [xu2021optimus] Fig. 8b: a 4 x 4 SUMMA mesh on 4 nodes, each node holding a 2 x 2 sub-mesh.
   const pw::Grid g({{"col", 4}, {"row", 4}});
   pw::PlacementMap p(g, {"col", "row"}, 4, {{"col", 2}, {"row", 2}});
   // Rank = col + 4 row. Node 0 holds (col, row) in {0,1} x {0,1}: ranks 0, 1, 4, 5.

@@ -1,4 +1,4 @@
-// The 4-D algorithm (seed 002 Algorithm 3): per FC layer, the collective volumes on every axis equal
+// The 4-D algorithm ([singh2025dissertation] Algorithm 3): per FC layer, the collective volumes on every axis equal
 // eq. 5.1-5.5, with G_x and G_y swapped on transposed layers (projection and fc2).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Megatron 1-D tensor parallelism (seed 003 §2.3, the f and g operators), sequence parallelism,
+// Megatron 1-D tensor parallelism ([narayanan2021megatron] §2.3, the f and g operators), sequence parallelism,
 // pipeline messages (with the scatter/gather optimisation), ZeRO stages and data parallelism.
 #include <gtest/gtest.h>
 

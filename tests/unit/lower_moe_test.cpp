@@ -1,4 +1,4 @@
-// TED (seed 002 ch. 7): per MoE layer per micro-batch, two all-reduces and two all-to-alls in each of
+// TED ([singh2025dissertation] ch. 7): per MoE layer per micro-batch, two all-reduces and two all-to-alls in each of
 // forward, recompute and backward (6 + 6); CAC drops the recompute pass's (4 + 4); DTD divides the
 // all-to-all bytes by G_tensor and adds an all-gather (§7.3).
 #include <gtest/gtest.h>

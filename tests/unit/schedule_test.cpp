@@ -1,6 +1,6 @@
-// Pipeline schedules against seed 003 Figures 3 and 4 (p = 4 devices, m = 8 micro-batches; the
+// Pipeline schedules against [narayanan2021megatron] Figures 3 and 4 (p = 4 devices, m = 8 micro-batches; the
 // interleaved schedule with v = 2 chunks, dark = chunk a, light = chunk b), and the invariants of
-// AxoNN's message-driven schedule (seed 000).
+// AxoNN's message-driven schedule ([singh2022axonn]).
 #include "workloads/schedule.hpp"
 
 #include <gtest/gtest.h>
