@@ -1,4 +1,4 @@
-// Benchmark (issue 6): the executor's own cost on one rank of the CPU backend. Runs a 1-rank workload,
+// Benchmark: the executor's own cost on one rank of the CPU backend. Runs a 1-rank workload,
 // then reports the iteration time against the sum of its ops' times (executor overhead) and of its GEMM
 // times, and the GEMMs' rate inside the executor against the same shapes timed alone with the BLAS
 // (best of 5). Run: mpirun -np 1 build/bench/bench_exec [WORKLOAD...] (default: two built-in shapes).

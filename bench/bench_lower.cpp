@@ -1,4 +1,4 @@
-// Benchmark: lowering time and peak memory for large workloads (issue 2: GPT-320B on 32,768 ranks
+// Benchmark: lowering time and peak memory for large workloads (the target: GPT-320B on 32,768 ranks
 // in under 1 s and 200 MB). Prints one line per workload; run it from the repository root.
 #include <sys/resource.h>
 

@@ -1,4 +1,4 @@
-// Benchmark: building a machine's SimGrid platform (issue 3: 8,192 Frontier GCDs in under 5 s; the
+// Benchmark: building a machine's SimGrid platform (the target: 8,192 Frontier GCDs in under 5 s; the
 // whole of Frontier, 75,264 GCDs, in under 60 s and 4 GB). One machine per process, as SimGrid allows
 // one engine per process. Usage: bench_platform MACHINE [NODES]
 #include <sys/resource.h>

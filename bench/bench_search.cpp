@@ -1,6 +1,6 @@
-// Benchmark: ranking every configuration with the analytical model (issue 5: every 4-D configuration
+// Benchmark: ranking every configuration with the analytical model (the target: every 4-D configuration
 // of GPT-80B on 1,024 GPUs in under 1 s), with every micro-batch, chunk, sequence-parallel,
-// recomputation and ZeRO variant that applies (issue 21). Prints one line per case; run it from the
+// recomputation and ZeRO variant that applies. Prints one line per case; run it from the
 // repository root.
 #include <sys/resource.h>
 

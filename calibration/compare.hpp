@@ -1,5 +1,5 @@
 #pragma once
-// Predicted versus measured (issue 7): one workload simulated with a fitted profile (`simulate --json
+// Predicted versus measured: one workload simulated with a fitted profile (`simulate --json
 // --trace`) and executed (`exec --json --trace`), compared per iteration and per op class. Reads the
 // two runs' summaries and Chrome traces, nothing else, so that any pair of runs can be compared.
 #include <nlohmann/json.hpp>

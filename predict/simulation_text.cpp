@@ -30,7 +30,7 @@ std::string simulation_heading(const workloads::Workload& w, const Prediction& p
 
 std::string collective_table_note(const Prediction& p) {
   if (!p.simulation || p.simulation->fidelity != "exact") return "";
-  // Issue 33: GPT-80B on 64 Frontier GCDs, x all-reduce 2.7 ms per rank and call at exact fidelity against
+  // GPT-80B on 64 Frontier GCDs, x all-reduce 2.7 ms per rank and call at exact fidelity against
   // 1.2 ms fast, all of it waiting: from the last member's arrival it is 992 us at every fidelity. The
   // skew came from the z collectives, 17-33 % slower on the even GCDs, which reach their NIC through the
   // odd one: exact's point-to-point transfers carry their route latency, and SimGrid's CM02 model shares a

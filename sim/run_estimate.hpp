@@ -1,7 +1,7 @@
 #pragma once
 // What a simulation will cost before its actors exist: the actors, the steps they go through, the
 // address space they reserve and the wall-clock time, so that a run that cannot fit (8,192 actors once
-// reserved 64 GiB of stacks) or would take hours is named before it starts (issue 33, item 11).
+// reserved 64 GiB of stacks) or would take hours is named before it starts.
 #include <cstdint>
 
 namespace paratwin::sim {

@@ -1,4 +1,4 @@
-// Predicted versus measured (issue 7): op classes from the two traces, exposed / bubble / idle from
+// Predicted versus measured: op classes from the two traces, exposed / bubble / idle from
 // the summaries, errors against the measured median and each iteration; mismatched runs refused.
 #include "calibration/compare.hpp"
 

@@ -1,4 +1,4 @@
-// Calibration suites and profiles (issue 7): strict reading with file and JSON path in every error, and
+// Calibration suites and profiles: strict reading with file and JSON path in every error, and
 // a profile's round trip into the machine model.
 #include "calibration/suite.hpp"
 

@@ -1,4 +1,4 @@
-// Reference suites (issue 8): strict reading with file and JSON path in errors, the error of a
+// Reference suites: strict reading with file and JSON path in errors, the error of a
 // prediction (ranges included), the statistics, and the regression baselines' round trip and diff.
 #include "calibration/validation.hpp"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end checks of paratwin calibrate (issue 7) that need more than one command's output:
+# End-to-end checks of paratwin calibrate that need more than one command's output:
 #   suite PARATWIN SUITE DIR           the suite runs and writes every file of its report
 #   roundtrip PARATWIN PROFILE DIR     a profile rewritten (reformatted JSON) simulates identically, and
 #                                      differently from no profile at all

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# paratwin compare and the algorithm each side ran (issue 33, items 1 and 2): RCCL against PCCL on a
+# paratwin compare and the algorithm each side ran: RCCL against PCCL on a
 # workload whose z groups have one GCD per node changes the z all-gathers and reduce-scatters (PCCL's
 # inter-node recursive doubling and halving, Thesis §6.2.3) and leaves the data all-reduce to RCCL;
 # --algorithm forces one algorithm on both sides; and an out-of-memory side is marked, as simulate marks it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model and hardware FLOPs end to end (issue 33, item 3): model TFLOP/s and MFU do not count
+# Model and hardware FLOPs end to end: model TFLOP/s and MFU do not count
 # recomputation, so they change with the throughput when only the recomputation changes; hardware
 # TFLOP/s and HFU are printed beside them; compare reads summaries saved before the two were told apart.
 # Usage: check_metrics.sh PARATWIN EXAMPLES_DIR GOOD_DIR

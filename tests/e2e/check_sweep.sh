@@ -7,10 +7,10 @@
 #            the clean run drew both plots
 #   failing  points that cannot run are rows with status "failed" and their reason, the others complete,
 #            and the exit status is 3
-#   defaults (issue 33, item 5) a spec without "fidelity" runs each point at simulate's automatic
+#   defaults  a spec without "fidelity" runs each point at simulate's automatic
 #            fidelity (exact up to 64 GPUs, folded above 512), says so on stderr as each point starts
 #            (not with --no-progress), and its scaling plot has an ideal line per curve
-#   mpi-stopped (item 19) rank 0 of `mpirun -np 2 paratwin sweep` stopped (SIGSTOP) mid-sweep: the
+#   mpi-stopped rank 0 of `mpirun -np 2 paratwin sweep` stopped (SIGSTOP) mid-sweep: the
 #            worker notices within its limit and ends the job, exit status 4, naming rank 0
 set -u
 mode=$1; paratwin=$2; spec=$3

@@ -1,4 +1,4 @@
-# GPU backend tests (issue 6), included from tests/exec/CMakeLists.txt. Built whenever the backend is
+# GPU backend tests, included from tests/exec/CMakeLists.txt. Built whenever the backend is
 # (CUDA and NCCL found); where no CUDA device is visible every test skips and says why, and ctest
 # reports them as skipped.
 if(PARATWIN_HAVE_CUDA AND TARGET paratwin_exec_cuda)

@@ -37,7 +37,7 @@ int world_size() {
   return s;
 }
 
-// The scaled-down workloads of issue 6 that run on `ranks` ranks.
+// The scaled-down workloads of the executor tests that run on `ranks` ranks.
 std::vector<std::string> workloads_for(int ranks) {
   std::vector<std::string> files;
   for (const char* dir : {PARATWIN_EXAMPLES_DIR, PARATWIN_EXEC_WORKLOADS_DIR})

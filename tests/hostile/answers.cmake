@@ -1,4 +1,4 @@
-# The reproducers of answers that misled a what-if study (issue 33, items 1-7), run as the report ran
+# The reproducers of answers that misled a what-if study, run as the report ran
 # them: each must now end with exit 0 and give the corrected answer, writing nothing into its folder.
 # (The behaviour behind each is tested in detail by the e2e and unit tests named beside it.)
 

@@ -1,5 +1,5 @@
 # paratwin compare: saved summaries whose figures no run produces, and runs whose inputs are wrong on
-# one side (issue 33, items 10 and 18). Every case exits 2 naming the side or the file and JSON path,
+# one side. Every case exits 2 naming the side or the file and JSON path,
 # before anything is simulated and with nothing written (--json out.json must not appear).
 
 # A saved summary of tiny-dp on Frontier (a.json), and b.json: the same with EDIT applied to its

@@ -1,8 +1,7 @@
 # Outputs that would destroy inputs or each other, names that climb out of their folder, temporary
-# files left behind, JSON with a NUL, bytes that are not UTF-8, and messages that name the wrong thing
-# (issue 33, items 9, 12-15, 17 and 20).
+# files left behind, JSON with a NUL, bytes that are not UTF-8, and messages that name the wrong thing.
 
-# --- An output naming an input of the same run (item 12): exit 2 naming both options, nothing replaced.
+# --- An output naming an input of the same run: exit 2 naming both options, nothing replaced.
 hostile_case(outputs_sweep_out_holds_spec 2 [=[--out d/sweep.json: is the same file as --spec d/sweep.json]=]
   [=[mkdir d && cp $EX/tiny-dp.json d/w.json &&
      echo '{"name": "s", "workloads": ["w.json"], "machines": ["localhost"], "gpus": [2], "scaling": "weak"}' > d/sweep.json]=]
@@ -34,7 +33,7 @@ hostile_case(outputs_import_out_is_machine 2 [=[--out m.json: is the same file a
   [=[cp $SRC/topology/machines/localhost.json m.json]=]
   [=[$PT import megatron --machine m.json --out m.json -- pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 --global-batch-size 2 --vocab-size 1024 --nproc_per_node 2]=])
 
-# --- Two outputs of one run on one file (item 13): exit 2 naming both.
+# --- Two outputs of one run on one file: exit 2 naming both.
 hostile_case(outputs_simulate_json_and_trace_one_file 2 [=[--json x.json: is the same file as --trace x.json, another output]=] ""
   [=[$PT simulate -w $EX/tiny-dp.json -m localhost --json x.json --trace x.json]=])
 hostile_case(outputs_simulate_json_and_trace_spelt_otherwise 2 [=[--json x.json: is the same file as --trace ./x.json, another output]=] ""
@@ -48,7 +47,7 @@ hostile_case(outputs_search_emit_holds_json 2 [=[--json em/index.csv: is the sam
 hostile_case(outputs_search_emit_holds_json_folder_exists 2 [=[--json em/index.csv: is the same file as --emit em/index.csv]=]
   [=[mkdir em]=] [=[$PT search -w $EX/tiny-dp.json -m localhost -n 2 --emit em --json em/index.csv]=])
 
-# --- Names that become part of a path (item 14): one rule, "." and ".." refused.
+# --- Names that become part of a path: one rule, "." and ".." refused.
 hostile_case(outputs_calibration_suite_named_dotdot 2 [=[s.json: name = "\.\.": use letters, digits]=]
   [=[cp $EX/tiny-dp.json w.json &&
      echo '{"name": "..", "workloads": [{"workload": "w.json", "label": "DP", "ranks": 2}]}' > s.json]=]
@@ -61,7 +60,7 @@ hostile_case(outputs_compare_machines_name_climbs_out 2 [=[--machine = "\.\./x" 
   [=[mkdir d && cp $SRC/topology/machines/localhost.json x.json]=]
   [=[$PT compare --machines d --machine ../x -w $EX/tiny-dp.json]=])
 
-# --- Interrupted runs leave no temporary file (item 15); stale ones of dead runs are swept.
+# --- Interrupted runs leave no temporary file; stale ones of dead runs are swept.
 # The runner fails the case if a NAME.tmp-PID.stream is left in the folder.
 # set -m: a background job of a shell without job control would ignore SIGINT. The wait is bounded, so
 # that a run that does not end fails the case instead of its timeout.
@@ -84,7 +83,7 @@ hostile_case(outputs_stale_temporaries_swept 0 [=[^left: other.tmp-[0-9]+.stream
      $PT simulate -w w.json -m localhost --trace t.json >/dev/null 2>&1; s=$?
      echo "left:" $(ls); cd /; rm -rf "$d"; exit $s]=])
 
-# --- JSON with a NUL and anything after it (item 17).
+# --- JSON with a NUL and anything after it.
 hostile_case(outputs_workload_nul_then_garbage 2 [=[w.json: is not valid JSON: a NUL byte at line]=]
   [=[cp $EX/tiny-dp.json w.json && printf '\0{"garbage' >> w.json]=] [=[$PT lower -w w.json]=])
 hostile_case(outputs_machine_nul_then_garbage 2 [=[m.json: is not valid JSON: a NUL byte]=]
@@ -94,7 +93,7 @@ hostile_case(outputs_sweep_spec_nul_then_garbage 2 [=[s.json: is not valid JSON:
   [=[printf '{"name": "s", "workloads": ["%s"], "machines": ["localhost"], "gpus": [2], "scaling": "weak"}\0x' "$EX/tiny-dp.json" > s.json]=]
   [=[$PT sweep --spec s.json --out o]=])
 
-# --- Bytes that are not UTF-8 (item 9): exit 2 naming the argument, or written safely with exit 0.
+# --- Bytes that are not UTF-8: exit 2 naming the argument, or written safely with exit 0.
 hostile_case(outputs_import_name_not_utf8 2 [=[--name: is not UTF-8 text \(byte 0xff at offset 3\)]=] ""
   [=[$PT import megatron --name $'bad\xff' -- pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 --global-batch-size 2 --vocab-size 1024 --nproc_per_node 2]=])
 hostile_case(outputs_import_unknown_argument_not_utf8 0 [=[Unknown, left out \(--allow-unknown\): --foo]=] ""
@@ -103,7 +102,7 @@ hostile_case(outputs_compare_file_name_not_utf8 0 [=["label": "tiny-dp \(A.+\.js
   [=[cp $EX/tiny-dp.json $'A\xff.json' && cp $EX/tiny-dp.json b.json]=]
   [=[$PT compare $'A\xff.json' b.json -m localhost --json /dev/stdout]=])
 
-# --- Messages that name what is wrong (item 20).
+# --- Messages that name what is wrong.
 hostile_case(outputs_number_just_past_bound 2 [=[gemm_cache_MB = 1000000\.5 is out of range \[0, 1e\+06\]]=]
   [=[sed 's/"gemm_cache_MB": 1,/"gemm_cache_MB": 1000000.5,/' $SRC/topology/machines/localhost.json > m.json]=]
   [=[$PT lower -w $EX/tiny-dp.json -m m.json]=])

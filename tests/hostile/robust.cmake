@@ -1,6 +1,6 @@
-# Issue 33, items 8, 10, 11 and 16: inputs that crashed paratwin (a signal, exit 1) or that it silently ignored.
+# Inputs that crashed paratwin (a signal, exit 1) or that it silently ignored.
 
-# --- Item 8: import megatron multiplied flags without bounds; products wrapped to 0 and divided by zero
+# --- import megatron multiplied flags without bounds; products wrapped to 0 and divided by zero
 # (SIGFPE, exit 136). Every integer flag is range-checked, every product overflow-checked.
 set(MEGATRON_BASE [=[$PT import megatron -- --nproc_per_node 8 --num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 128 --vocab-size 1000]=])
 hostile_case(robust_import_tp_pp_wrap 2 [=[--tensor-model-parallel-size = 4294967296 is out of range \[1, 4194304\]]=] ""
@@ -22,7 +22,7 @@ hostile_case(robust_import_hidden_too_large 2 [=[--hidden-size = 230584300921369
 hostile_case(robust_import_divisible_by_wrap 2 [=[--make-vocab-size-divisible-by = 4611686018427387904 is out of range]=] ""
   "${MEGATRON_BASE} --make-vocab-size-divisible-by 4611686018427387904 --tensor-model-parallel-size 4")
 
-# --- Item 16: exec --verify silently ignored the options of a timed run; now each is refused, named.
+# --- exec --verify silently ignored the options of a timed run; now each is refused, named.
 set(MPI_EXEC [=[export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; mpirun --oversubscribe -np 2 $PT exec --workload $EX/tiny-pp-1f1b.json --verify]=])
 hostile_case(robust_exec_verify_json 2 [=[--json: cannot be used with --verify: verify mode writes no summary]=] ""
   "${MPI_EXEC} --json v.json")
@@ -37,7 +37,7 @@ hostile_case(robust_exec_verify_iterations 2 [=[--iterations: cannot be used wit
 hostile_case(robust_exec_verify_warmup 2 [=[--warmup: cannot be used with --verify: verify mode runs each check once]=] ""
   "${MPI_EXEC} --warmup 0")
 
-# --- Item 11: 8,192 actors reserved 8 MiB of stack each (64 GiB of address space) and aborted with
+# --- 8,192 actors reserved 8 MiB of stack each (64 GiB of address space) and aborted with
 # SIGABRT under an 8 GiB limit, or ran for hours unlimited. The run is estimated before any actor starts:
 # refused when it would take longer than --max-hours (default 1) or need more than ulimit -v allows,
 # naming --fidelity, the figures and what to use instead.
@@ -51,7 +51,7 @@ hostile_case(robust_simulate_exact_8192_address_space 2
   [=[--fidelity = exact: 8192 actors .* more than the [0-9.]+ GiB this process may use \(ulimit -v\)]=] ""
   [=[ulimit -v 2097152; $PT simulate -w $EX/gpt-80b-frontier-8192.json -m frontier --fidelity exact --max-hours 0]=])
 
-# --- Item 10: Ctrl-C during a simulation ended it with exit status 1 (SimGrid's SIGINT handler, which
+# --- Ctrl-C during a simulation ended it with exit status 1 (SimGrid's SIGINT handler, which
 # calls exit(1)), as a bug would. Now the process keeps its own disposition: ended by the signal, as a
 # shell reports it (128 + 2 = 130; SIGTERM 143). Job control on (set -m), so that the simulation started
 # in the background does not ignore SIGINT, as a command started from a terminal does not.

@@ -69,7 +69,7 @@ TEST(RunComparison, TableAndJson) {
 }
 
 // The algorithm each run used, per collective, and the memory verdict of each: a run that does not fit
-// is marked in the header, on the memory rows and in the JSON document (issue 33: compare dropped it).
+// is marked in the header, on the memory rows and in the JSON document (compare once dropped it).
 TEST(RunComparison, AlgorithmPerSideAndOutOfMemoryMarked) {
   auto a = run(2.0, 2e-3, false), b = run(1.5, 4e-3, false);
   b.collectives.front().algorithm = "tree";

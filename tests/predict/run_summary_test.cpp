@@ -81,7 +81,7 @@ TEST(RunSummary, JsonDocumentRoundTrips) {
 }
 
 TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
-  // Issue 33 item 3: model TFLOP/s and % of peak counted recomputation, so a faster configuration
+  // Model TFLOP/s and % of peak counted recomputation, so a faster configuration
   // without it could show a lower % of peak. Model FLOPs per device times the iteration time are the
   // same under every checkpointing; hardware FLOPs add the recomputation.
   auto r = tiny_pipeline();
@@ -106,7 +106,7 @@ TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
 }
 
 TEST(RunSummary, ACollectivesTimePerCallIsItsOwnNotTheWaitForPeers) {
-  // Issue 33 item 7: per rank, a call counted from the rank's own start includes waiting for the group's
+  // Per rank, a call counted from the rank's own start includes waiting for the group's
   // last member; time per call, algbw and busbw are the call's own (from that arrival to its end).
   const auto r = tiny_pipeline();
   const auto pipe = r.program.grid.mask("pipe");

@@ -181,7 +181,7 @@ TEST_F(SweepRun, CsvJsonAndPlotsOfTheRows) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "plots.gp"));
 }
 
-// Issue 33, item 19: a child that outlives its timeout (here stopped by SIGSTOP, as a frozen point) is
+// A child that outlives its timeout (here stopped by SIGSTOP, as a frozen point) is
 // killed and gives a failed result saying so, while one within its timeout gives its value.
 TEST(ChildPoolTimeout, AStoppedChildIsKilledAtItsTimeout) {
   pp::ChildPool pool(2);

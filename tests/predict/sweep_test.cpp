@@ -118,7 +118,7 @@ TEST(Sweep, OverlongMachineNameRefused) {
   }
 }
 
-// Issue 33, item 5: without "fidelity" each simulated point runs at simulate's automatic fidelity by its
+// Without "fidelity" each simulated point runs at simulate's automatic fidelity by its
 // GPU count; a point's key is that of the fidelity it runs at, so "auto" and the same choice written
 // out share journal rows, and a spec that says "fast" keeps the keys it had.
 TEST(Sweep, AutomaticFidelityByPointAndItsKeys) {

@@ -2,7 +2,7 @@
 // member's end, the same at every fidelity. The wait of the members that came first (the arrival skew, which depends
 // on what each rank did before and on how the fidelity shares links) is reported apart.
 //
-// Issue 33: on GPT-80B over 64 Frontier GCDs the x all-reduce (4 GCDs of a node, 50 MB) took 2,681.7 /
+// On GPT-80B over 64 Frontier GCDs the x all-reduce (4 GCDs of a node, 50 MB) took 2,681.7 /
 // 1,151.5 / 992.0 us per call (exact / fast / folded) counted from each rank's own start; from the last
 // member's arrival it is 992.0 us at all three, the ring's time over the node's Infinity Fabric.
 

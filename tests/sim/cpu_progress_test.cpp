@@ -1,4 +1,4 @@
-// Communication driven by the compute cores (a calibrated CPU machine, issue 7): the compute ops run
+// Communication driven by the compute cores (a calibrated CPU machine): the compute ops run
 // slower while a collective of their rank is in flight, a collective step costs more while the rank
 // computes, and pipeline messages pay the library's cost.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Gradient reduction and the pipeline engine in time (issue 34), in the SimGrid engine and the
+// Gradient reduction and the pipeline engine in time, in the SimGrid engine and the
 // analytical model: with overlap_gradient_sync the data-parallel all-reduce of a many-layer model is
 // mostly hidden behind the last micro-batch's backward and the iteration is shorter; a synchronous
 // pipeline engine is slower, and its per-instruction host work adds about its count times its cost.

@@ -1,4 +1,4 @@
-// A calibrated library's costs (issue 7): per collective kind a step cost and a cost per byte moved
+// A calibrated library's costs: per collective kind a step cost and a cost per byte moved
 // instead of the profile's one step cost; an extra step cost while the rank computes; GEMM shapes
 // timed one by one priced at their measured seconds.
 #include <gtest/gtest.h>

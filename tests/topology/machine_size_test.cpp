@@ -1,4 +1,4 @@
-// Machines too large to simulate are refused when read (issue 20, defect 8: a dragonfly of 8,192 groups
+// Machines too large to simulate are refused when read (a dragonfly of 8,192 groups once
 // took minutes and 5.8 GB to start a 2-rank simulation, one of 65,536 groups ended in std::bad_alloc),
 // each with the rule and the limit; machine_size(), which the limits rest on, counts exactly the
 // resources a Topology builds.
@@ -91,7 +91,7 @@ TEST(MachineSize, CountsWhatTheTopologyBuilds) {
   }
 }
 
-// Defect 8: accepted, then minutes and gigabytes (8,192 groups) or std::bad_alloc (65,536).
+// Dragonflies the reader once accepted: then minutes and gigabytes (8,192 groups) or std::bad_alloc (65,536).
 TEST(MachineSize, DragonflyWithTooManyGroups) {
   for (int groups : {8192, 65536}) {
     json d = dragonfly();

@@ -1,4 +1,4 @@
-// Gradient reduction mechanisms of the software stacks (issue 34): buckets filled in the order backward
+// Gradient reduction mechanisms of the software stacks: buckets filled in the order backward
 // produces gradients, launched during the last micro-batch's backward with overlap_gradient_sync (torch
 // DDP, Megatron-Core --overlap-grad-reduce), ZeRO-2 reduce-scattering every micro-batch (DeepSpeed),
 // and the pipeline engine's synchronous p2p and per-instruction host work.

@@ -1,4 +1,4 @@
-// The Program size estimate that validate() refuses oversized workloads by (issue 20, defect 9:
+// The Program size estimate that validate() refuses oversized workloads by (once,
 // workloads below the former 5 × 10^7-ops-per-role estimate needed more than 10 GB to lower) is never
 // below what lower() builds, for every shipped example and variants of its options, and within 2.5 times
 // it for the examples; the two reported workloads are refused before anything is allocated.
@@ -113,7 +113,7 @@ json tiny_dp() {
   return to_json(load_workload_file(std::string(PARATWIN_EXAMPLES_DIR) + "/tiny-dp.json"));
 }
 
-// Defect 9: 10^6 layers were under the former limit (40 ops per layer and micro-batch, one
+// 10^6 layers were under the former limit (40 ops per layer and micro-batch, one
 // micro-batch) and took more than 10 GB to lower.
 TEST(ProgramSize, MillionLayersRefused) {
   json d = tiny_dp();
@@ -124,7 +124,7 @@ TEST(ProgramSize, MillionLayersRefused) {
                       "(26.4 GB to build), more than the limit of 25000000 ops (7.5 GB); use fewer layers"));
 }
 
-// Defect 9: GPipe with 600,000 micro-batches of a one-layer model.
+// GPipe with 600,000 micro-batches of a one-layer model.
 TEST(ProgramSize, GpipeWithManyMicroBatchesRefused) {
   json d = tiny_dp();
   d["model"]["layers"] = 1;

@@ -1,5 +1,5 @@
 // The checks of a run's files (common/run_files.hpp), the rule for names that become paths, the sweep
-// of stale temporaries, and the text checks of JSON input and messages (issue 33, items 9, 12-15, 17, 20).
+// of stale temporaries, and the text checks of JSON input and messages.
 #include "common/run_files.hpp"
 
 #include <gtest/gtest.h>
