@@ -14,6 +14,7 @@
 #include "common/json_file.hpp"
 #include "common/source_tree.hpp"
 #include "common/text_file.hpp"
+#include "predict/accuracy_ratchet.hpp"
 #include "predict/baselines.hpp"
 #include "predict/kernel_fit_report.hpp"
 #include "predict/reference_points.hpp"
@@ -160,6 +161,7 @@ int run_validate(const ValidateArgs& a) {
 struct BaselineArgs {
   CommonArgs common;
   predict::BaselineOptions options;
+  bool accept_worse_accuracy = false;
 };
 
 int run_baseline(const BaselineArgs& a) {
@@ -167,6 +169,7 @@ int run_baseline(const BaselineArgs& a) {
   if (a.options.update) prepare_output_folder(a.options.dir, "--baselines");
   if (a.options.update)
     for (const auto& suite : suites) check_output_file(predict::baseline_file(a.options.dir, suite.name));
+  if (a.options.update) check_output_file(predict::accuracy_file(a.options.dir));
   const auto gpus = predict::point_gpus(suites);
   const auto committed = predict::committed_baselines(suites, a.options.dir);
   const auto tasks = predict::baseline_tasks(suites, gpus, committed, a.options);
@@ -176,18 +179,36 @@ int run_baseline(const BaselineArgs& a) {
   const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
   const auto now = predict::baselines_of(suites, rows);
   const auto comparison = predict::compare_with_committed(suites, committed, now, a.options);
+  auto report_options = a.options;
+  report_options.machines = a.common.machines;
   if (a.options.update) {
-    // Every suite's file or none: a failure on one leaves the folder as it was.
+    // The accuracy ratchet: an update may not make a suite worse against the published values unless told.
+    const auto bar = predict::committed_accuracy(a.options.dir);
+    const auto accuracy = predict::accuracy_of(suites, now);
+    std::vector<predict::RatchetBreach> worse;
+    for (const auto& b : predict::ratchet_breaches(bar, accuracy))
+      if (b.figure != "missing") worse.push_back(b);
+    const auto ratchet = predict::accuracy_file(a.options.dir);
+    if (!worse.empty() && !a.accept_worse_accuracy) {
+      std::printf("%s", predict::ratchet_report(worse, accuracy.size(), ratchet).c_str());
+      std::printf("Nothing was written.\n");
+      return kExitSomeFailed;
+    }
+    // Every suite's file and the ratchet, or none: a failure on one leaves the folder as it was.
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& suite : suites)
       files.emplace_back(predict::baseline_file(a.options.dir, suite.name),
                          calibration::baseline_json(now.at(suite.name)));
+    files.emplace_back(ratchet, predict::accuracy_json(predict::lowered_bar(bar, accuracy, a.accept_worse_accuracy)));
     write_files_atomically(files);
+    std::printf("%s", predict::baseline_report(comparison, report_options).c_str());
+    if (!worse.empty())
+      std::printf("accepted worse accuracy (--accept-worse-accuracy): %zu figure(s) raised in %s\n", worse.size(),
+                  ratchet.c_str());
+    return 0;
   }
-  auto report_options = a.options;
-  report_options.machines = a.common.machines;
   std::printf("%s", predict::baseline_report(comparison, report_options).c_str());
-  return a.options.update || comparison.moved() == 0 ? 0 : kExitSomeFailed;
+  return comparison.moved() == 0 ? 0 : kExitSomeFailed;
 }
 
 }  // namespace
@@ -247,7 +268,13 @@ Action add_baseline_command(CLI::App& app) {
                     "the largest point also simulated with SimGrid (default: every point for update; for check, the "
                     "points the committed baselines simulated)")
         ->check(CLI::Range(int64_t{0}, int64_t{1} << 22));
-    if (std::string(name) == "update") sub->callback([a] { a->options.update = true; });
+    if (std::string(name) == "update") {
+      sub->add_flag("--accept-worse-accuracy", a->accept_worse_accuracy,
+                    "write the baselines even if a suite's error against the published values grew beyond its "
+                    "figure in BASELINES/accuracy.json, and raise that figure (without it such an update writes "
+                    "nothing, exit 3)");
+      sub->callback([a] { a->options.update = true; });
+    }
   }
   return [a] { return run_baseline(*a); };
 }
