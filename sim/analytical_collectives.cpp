@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/group_layouts.hpp"
 
@@ -10,13 +11,14 @@ namespace paratwin::sim {
 using workloads::AxisMask;
 using workloads::OpKind;
 
-CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware)
+CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware,
+                                 std::map<OpKind, Algorithm> forced)
     : topology_(topology),
       library_(std::move(library)),
       placement_aware_(placement_aware),
       step_costs_(StepCosts::of(topology.machine(), library_)),
-      tuner_(topology, library_) {
-  // [singh2025dissertation] eq. 5.7's β_inter: what one ring crossing between two nodes gets.
+      tuner_(topology, library_, std::move(forced)) {
+  // Seed 002 eq. 5.7's β_inter: what one ring crossing between two nodes gets.
   for (const auto& nic : topology.machine().node.nics) flat_bandwidth_ = std::max(flat_bandwidth_, nic.bandwidth);
   if (flat_bandwidth_ <= 0)
     for (const auto& link : topology.machine().node.links) flat_bandwidth_ = std::max(flat_bandwidth_, link.bandwidth);
@@ -77,21 +79,26 @@ double CollectiveTimes::edge_bandwidth(Group& g, int64_t from, int64_t to, Patte
   return cache[key] = bandwidth;
 }
 
-double CollectiveTimes::pat_bandwidth(Group& g, OpKind kind, int64_t from, int64_t to, size_t step) {
+double CollectiveTimes::stepped_bandwidth(Group& g, Algorithm algorithm, OpKind kind, int32_t root, int64_t from,
+                                          int64_t to, size_t step) {
   if (!placement_aware_) return flat_bandwidth_;
-  auto [it, added] = g.pat.try_emplace(static_cast<int>(kind));
+  auto [it, added] = g.stepped.try_emplace(std::make_tuple(static_cast<int>(algorithm), static_cast<int>(kind), root));
   Group::Stepped& stepped = it->second;
   if (added) {
-    // Every group's PAT flows of one step at once, each in its own direction.
+    // Every group's flows of one step at once, each in its own direction.
     for (const Shape& other : g.shapes) {
-      const auto plans = plan_group(kind, Algorithm::pat, other.layout, 1, 0, Fidelity::fast);
-      if (stepped.loads.size() < plans.front().size()) stepped.loads.resize(plans.front().size());
-      for (size_t s = 0; s < plans.front().size(); ++s) {
+      const auto plans = plan_group(kind, algorithm, other.layout, 1, root, Fidelity::fast);
+      size_t steps = 0;  // members may take different numbers of steps (a binomial tree's leaves)
+      for (const auto& p : plans) steps = std::max(steps, p.size());
+      if (stepped.loads.size() < steps) stepped.loads.resize(steps);
+      for (size_t s = 0; s < steps; ++s) {
         std::vector<std::pair<int64_t, int64_t>> edges;
         for (const auto& devices : other.groups)
-          for (size_t me = 0; me < devices.size(); ++me)
+          for (size_t me = 0; me < devices.size(); ++me) {
+            if (s >= plans[me].size()) continue;
             for (const Transfer& t : plans[me][s].sends)
               edges.emplace_back(devices[me], devices[static_cast<size_t>(t.peer)]);
+          }
         load_directed(stepped.loads[s], edges);
       }
     }
@@ -200,8 +207,28 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
 
 double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind, double bytes, int32_t root) {
   const Algorithm algorithm = tuner_.choose(kind, shape.layout, bytes);
-  const bool pairs = algorithm == Algorithm::pairwise || algorithm == Algorithm::direct;
-  const Pattern pattern = pairs ? Pattern::pairs : algorithm == Algorithm::tree ? Pattern::trees : Pattern::rings;
+  const auto& registered = spec(algorithm);
+  if (!registered.loads)
+    throw std::logic_error(std::string("the analytical model does not know how algorithm ") + registered.name +
+                           " loads the network: its AlgorithmSpec names no AnalyticalLoads");
+  AnalyticalLoads loads = *registered.loads;
+  // A ring's chains (broadcast, reduce) run step by step under their own flows.
+  if (loads == AnalyticalLoads::ring_channels && (kind == OpKind::broadcast || kind == OpKind::reduce))
+    loads = AnalyticalLoads::own_steps;
+  Pattern pattern = Pattern::rings;
+  switch (loads) {  // no default: a new AnalyticalLoads the model does not handle is a warning (-Wswitch)
+    case AnalyticalLoads::ring_channels:
+    case AnalyticalLoads::own_steps:
+      pattern = Pattern::rings;
+      break;
+    case AnalyticalLoads::pairs:
+      pattern = Pattern::pairs;
+      break;
+    case AnalyticalLoads::tree_steps:
+      pattern = Pattern::trees;
+      break;
+  }
+  const bool pairs = pattern == Pattern::pairs;
   if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
     // Every group's tree edges of one step at once, in the direction they carry data in that step
     // (children to parents up, parents to children down): a member whose two children send at once
@@ -233,7 +260,7 @@ double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind,
     g.pairs_known = true;
   }
   const auto& devices = shape.devices;
-  if (algorithm == Algorithm::ring && kind != OpKind::broadcast && kind != OpKind::reduce) {
+  if (loads == AnalyticalLoads::ring_channels) {
     // One aggregated step (fast fidelity): every ring edge carries its channels' shares; the step
     // lasts as long as the slowest edge.
     const auto own = step_costs_.plan(kind, algorithm, shape.layout, 0, bytes, root, Fidelity::fast);
@@ -264,8 +291,8 @@ double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind,
     for (size_t s = 0; s < plan_of_me.size(); ++s) {
       const Step& st = plan_of_me[s];
       const auto bandwidth = [&](int64_t from, int64_t to) {
-        return algorithm == Algorithm::pat ? pat_bandwidth(g, kind, from, to, s)
-                                           : edge_bandwidth(g, from, to, pattern, s);
+        return loads == AnalyticalLoads::own_steps ? stepped_bandwidth(g, algorithm, kind, root, from, to, s)
+                                                   : edge_bandwidth(g, from, to, pattern, s);
       };
       double transfer = 0;
       for (const Transfer& t : st.sends)

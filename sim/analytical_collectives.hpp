@@ -21,7 +21,10 @@ class CollectiveTimes {
  public:
   // placement_aware false: every transfer at one NIC's bandwidth, wherever the members sit (the
   // placement-agnostic baseline of [singh2025dissertation] §5.1.2).
-  CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware);
+  // `forced`: the algorithm per kind overriding the library's choice (what-if studies, and the test that
+  // times every registered algorithm).
+  CollectiveTimes(const topology::Topology& topology, std::string library, bool placement_aware,
+                  std::map<workloads::OpKind, Algorithm> forced = {});
 
   // Seconds one collective of `kind` over `rank`'s group along `mask` takes; `bytes` as Op::bytes.
   double seconds(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
@@ -63,13 +66,15 @@ class CollectiveTimes {
     double ring_bandwidth = 0;  // the slowest ring flow's share over every shape (reported)
     // Bandwidth of a flow (from, to, tree step) under ring / pair / tree loads.
     std::map<std::tuple<int64_t, int64_t, size_t>, double> edges[3];
-    // PAT, per kind (all-gather, reduce-scatter: their steps run in opposite orders): per step, every
-    // group's flows of that step, and the bandwidth of a flow (from, to, step) under them.
+    // Algorithms timed step by step under their own flows (AnalyticalLoads::own_steps), per algorithm,
+    // kind and root (all-gather and reduce-scatter run their steps in opposite orders; a chain's flows
+    // start at its root): per step, every group's flows of that step, and the bandwidth of a flow
+    // (from, to, step) under them.
     struct Stepped {
       std::vector<Loads> loads;
       std::map<std::tuple<int64_t, int64_t, size_t>, double> edges;
     };
-    std::map<int, Stepped> pat;
+    std::map<std::tuple<int, int, int32_t>, Stepped> stepped;
   };
   // `vendor`: the group as PCCL's vendor library lays it out, for the kinds it runs (library_running).
   Group& group(const workloads::Program& program, const workloads::PlacementMap& placement, int64_t rank,
@@ -80,8 +85,10 @@ class CollectiveTimes {
   // flows the group's pattern puts on it.
   enum class Pattern { rings, pairs, trees };
   double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step = 0);
-  // The same under the flows of step `step` of every group's PAT of `kind` (filled when first needed).
-  double pat_bandwidth(Group& g, workloads::OpKind kind, int64_t from, int64_t to, size_t step);
+  // The same under the flows of step `step` of every group's plan of `algorithm` for `kind` (filled when
+  // first needed).
+  double stepped_bandwidth(Group& g, Algorithm algorithm, workloads::OpKind kind, int32_t root, int64_t from,
+                           int64_t to, size_t step);
   // Seconds one group of `shape` takes, the loads of every group in place.
   double shape_seconds(Group& g, const Shape& shape, workloads::OpKind kind, double bytes, int32_t root);
 

@@ -6,6 +6,7 @@
 
 #include "sim/algorithms/algorithms.hpp"
 #include "sim/algorithms/double_tree.hpp"
+#include "sim/library.hpp"
 
 namespace paratwin::sim {
 
@@ -13,71 +14,22 @@ using workloads::OpKind;
 using namespace algorithms;
 
 const char* to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::ring:
-      return "ring";
-    case Algorithm::recursive:
-      return "recursive";
-    case Algorithm::tree:
-      return "tree";
-    case Algorithm::hierarchical:
-      return "hierarchical";
-    case Algorithm::binomial_tree:
-      return "binomial_tree";
-    case Algorithm::pairwise:
-      return "pairwise";
-    case Algorithm::direct:
-      return "direct";
-    case Algorithm::pat:
-      return "pat";
-  }
-  return "?";
+  return spec(a).name;
 }
 
 std::optional<Algorithm> parse_algorithm(const std::string& name) {
-  for (Algorithm a : {Algorithm::ring, Algorithm::recursive, Algorithm::tree, Algorithm::hierarchical,
-                      Algorithm::binomial_tree, Algorithm::pairwise, Algorithm::direct, Algorithm::pat})
-    if (name == to_string(a)) return a;
+  const auto& all = registered_algorithms();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (name == all[i].name) return static_cast<Algorithm>(i);
   return std::nullopt;
 }
 
 bool supports(Algorithm algorithm, OpKind kind) {
-  const bool reducing_or_gathering =
-      kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather;
-  switch (algorithm) {
-    case Algorithm::ring:
-      return reducing_or_gathering || kind == OpKind::broadcast || kind == OpKind::reduce;
-    case Algorithm::recursive:
-    case Algorithm::hierarchical:
-      return reducing_or_gathering;
-    case Algorithm::tree:
-      return kind == OpKind::all_reduce;
-    case Algorithm::binomial_tree:
-      return kind == OpKind::broadcast || kind == OpKind::reduce;
-    case Algorithm::pairwise:
-    case Algorithm::direct:
-      return kind == OpKind::all_to_all;
-    case Algorithm::pat:
-      return kind == OpKind::all_gather || kind == OpKind::reduce_scatter;
-  }
-  return false;
+  return spec(algorithm).supports(kind);
 }
 
 Algorithm default_algorithm(OpKind kind, const std::string& library) {
-  switch (kind) {
-    case OpKind::broadcast:
-    case OpKind::reduce:
-      // NCCL and RCCL broadcast and reduce along their rings, pipelined in chunks; PCCL implements
-      // all-gather and reduce-scatter only and leaves the rest to the vendor library.
-      return library == "mpi" || library == "cray-mpich" ? Algorithm::binomial_tree : Algorithm::ring;
-    case OpKind::all_to_all:
-      return Algorithm::pairwise;
-    case OpKind::all_gather:
-    case OpKind::reduce_scatter:
-      return library == "pccl" ? Algorithm::hierarchical : Algorithm::ring;
-    default:
-      return Algorithm::ring;
-  }
+  return library_spec(library).default_algorithm(kind);
 }
 
 std::string vendor_library(const topology::Machine& machine) {
@@ -85,13 +37,12 @@ std::string vendor_library(const topology::Machine& machine) {
 }
 
 std::string library_running(OpKind kind, const std::string& library, const topology::Machine& machine) {
-  if (library != "pccl" || kind == OpKind::all_gather || kind == OpKind::reduce_scatter) return library;
-  return vendor_library(machine);
+  return library_spec(library).runs(kind) ? library : vendor_library(machine);
 }
 
 topology::TopologyOptions topology_options(const std::string& library) {
   topology::TopologyOptions options;
-  options.one_nic_per_node = library == "cray-mpich";
+  options.one_nic_per_node = library_spec(library).one_nic_per_node;
   return options;
 }
 
@@ -133,12 +84,9 @@ std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout) {
 
 std::vector<std::vector<Step>> plan_group(OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes,
                                           int32_t root, Fidelity fidelity) {
+  const AlgorithmSpec& a = spec(algorithm);
+  if (a.plan_group && a.supports(kind) && layout.size() > 1) return a.plan_group(kind, layout, bytes);
   std::vector<std::vector<Step>> out;
-  if (algorithm == Algorithm::tree && supports(algorithm, kind) && layout.size() > 1) {
-    const DoubleTree tree(layout);  // the group's chains and trees worked out once
-    for (int32_t me = 0; me < layout.size(); ++me) out.push_back(tree.steps(me, bytes));
-    return out;
-  }
   for (int32_t me = 0; me < layout.size(); ++me)
     out.push_back(plan(kind, algorithm, layout, me, bytes, root, fidelity));
   return out;
@@ -146,42 +94,11 @@ std::vector<std::vector<Step>> plan_group(OpKind kind, Algorithm algorithm, cons
 
 std::vector<Step> plan(OpKind kind, Algorithm algorithm, const GroupLayout& layout, int32_t me, double bytes,
                        int32_t root, Fidelity fidelity) {
-  if (!supports(algorithm, kind))
-    throw std::invalid_argument(std::string("no ") + to_string(algorithm) + " algorithm for " +
-                                workloads::to_string(kind));
-  const int32_t p = layout.size();
-  if (p <= 1) return {};
-  switch (algorithm) {
-    case Algorithm::ring: {
-      const auto orders = ring_orders(layout);
-      switch (kind) {
-        case OpKind::all_reduce:
-          return rings(orders, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
-        case OpKind::reduce_scatter:
-          return rings(orders, me, p - 1, bytes / p, p - 1, fidelity);
-        case OpKind::broadcast:
-        case OpKind::reduce:
-          return chain(orders, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce, fidelity);
-        default:
-          return rings(orders, me, p - 1, bytes / p, 0, fidelity);
-      }
-    }
-    case Algorithm::recursive:
-      return recursive(kind, p, me, bytes);
-    case Algorithm::tree:
-      return DoubleTree(layout).steps(me, bytes);
-    case Algorithm::hierarchical:
-      return hierarchical(kind, layout, me, bytes, fidelity);
-    case Algorithm::binomial_tree:
-      return binomial(p, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce);
-    case Algorithm::pairwise:
-      return pairwise(p, me, bytes, fidelity);
-    case Algorithm::direct:
-      return pairwise(p, me, bytes, Fidelity::fast);  // every exchange in one step
-    case Algorithm::pat:
-      return pat(kind, p, me, bytes);
-  }
-  return {};
+  const AlgorithmSpec& a = spec(algorithm);
+  if (!a.supports(kind))
+    throw std::invalid_argument(std::string("no ") + a.name + " algorithm for " + workloads::to_string(kind));
+  if (layout.size() <= 1) return {};
+  return a.plan(kind, layout, me, bytes, root, fidelity);
 }
 
 }  // namespace paratwin::sim

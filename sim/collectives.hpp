@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/algorithms/registry.hpp"
 #include "sim/nccl_tuning.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
@@ -19,17 +20,22 @@ namespace paratwin::sim {
 
 enum class Fidelity { exact, fast };
 
+// The registered algorithms (sim/algorithms/registry.hpp), one file each in sim/algorithms/:
 // ring: NCCL/RCCL/MPI ring (all-reduce, reduce-scatter, all-gather), one ring per channel; for
 //   broadcast and reduce NCCL's pipelined chain along the ring from (to) the root.
 // recursive: recursive halving (reduce-scatter), doubling (all-gather), both (all-reduce, Rabenseifner);
 //   power-of-two groups only.
 // tree: NCCL's pipelined double binary tree (all-reduce).
-// hierarchical: PCCL's two-level design ([singh2025dissertation] §6.2): intra-node ring, inter-node recursive
-//   doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
+// hierarchical: PCCL's two-level design ([singh2025dissertation] §6.2): intra-node ring, inter-node
+//   recursive doubling/halving (ring when the node count is not a power of two), and a device-local shuffle.
 // binomial_tree: broadcast and reduce. pairwise: all-to-all, one peer per step. direct: all-to-all,
 // every peer at once. pat: NCCL's PAT (v2.23+, one rank per node): all-gather and reduce-scatter in
 // log2 p aggregated steps of doubling (reduce-scatter: halving) distance, any p.
-enum class Algorithm { ring, recursive, tree, hierarchical, binomial_tree, pairwise, direct, pat };
+enum class Algorithm {
+#define PARATWIN_ALGORITHM_ENUM(name) name,
+  PARATWIN_COLLECTIVE_ALGORITHMS(PARATWIN_ALGORITHM_ENUM)
+#undef PARATWIN_ALGORITHM_ENUM
+};
 
 const char* to_string(Algorithm a);
 std::optional<Algorithm> parse_algorithm(const std::string& name);
@@ -86,8 +92,8 @@ struct StepCosts {
   // NCCL's tuning model (profile "nccl", library nccl): the protocol of each ring and tree.
   std::optional<NcclHardware> nccl;
 
-  // The machine profile's per-step cost; CPU reductions for the MPI libraries ([singh2025dissertation] §6.1.3; GPU
-  // libraries fuse them into the transfer).
+  // The machine profile's per-step cost; CPU reductions for the MPI libraries
+  // ([singh2025dissertation] §6.1.3; GPU libraries fuse them into the transfer).
   static StepCosts of(const topology::Machine& machine, const std::string& library);
   // Seconds a step takes after its transfers: the path latency of the steps a fast phase stands for,
   // the library's cost per step, CPU reductions and local shuffles.
@@ -131,6 +137,47 @@ topology::TopologyOptions topology_options(const std::string& library);
 // The rings a library runs over the group, as member indices: one per channel (NCCL/RCCL), each
 // entering and leaving every node at its own members (GroupLayout::channel_offsets).
 std::vector<std::vector<int32_t>> ring_orders(const GroupLayout& layout);
+
+// How the analytical model (sim/analytical_collectives.cpp) loads the network with an algorithm's flows
+// when every group of the same axes runs it at once. Every algorithm must name one (the registry test
+// fails an entry without): the analytical model has no default to fall back on.
+enum class AnalyticalLoads {
+  ring_channels,  // one aggregated step along the library's rings, each channel's flows sharing the
+                  // links (the ring's chains, broadcast and reduce: own_steps)
+  own_steps,      // step by step, each flow under every group's flows of that step of the same plan
+  pairs,          // all-to-all: every pair of every group exchanging at once
+  tree_steps,     // per step, the tree edges every group sends along, each in its own direction
+};
+
+// A registered algorithm (sim/algorithms/registry.hpp): what the step planner, the analytical model, the
+// folded node model and NCCL's tuning model need to know of it.
+struct AlgorithmSpec {
+  const char* name = "";
+  bool (*supports)(workloads::OpKind kind) = nullptr;
+  // Member `me`'s steps (see plan below); called only for a kind it supports and a group of two or more.
+  std::vector<Step> (*plan)(workloads::OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t root,
+                            Fidelity fidelity) = nullptr;
+  // Every member's steps at once, where the group's structure is worth working out once (the double
+  // tree); null: plan member by member.
+  std::vector<std::vector<Step>> (*plan_group)(workloads::OpKind kind, const GroupLayout& layout,
+                                               double bytes) = nullptr;
+  std::optional<AnalyticalLoads> loads;
+  // Its flows follow the library's rings: the folded node model times them at the rings' bandwidth.
+  bool follows_rings = false;
+  // Recursive halving and doubling pair members at power-of-two distances.
+  bool power_of_two_groups = false;
+  // What NCCL's tuning model calls it for `kind`, where that model prices it; null or nullopt: not priced.
+  std::optional<NcclAlgorithm> (*nccl)(workloads::OpKind kind) = nullptr;
+};
+
+// Every registered algorithm, indexed by Algorithm.
+const std::vector<AlgorithmSpec>& registered_algorithms();
+const AlgorithmSpec& spec(Algorithm algorithm);
+
+// Each algorithm's definition, sim/algorithms/NAME.cpp.
+#define PARATWIN_ALGORITHM_DECLARATION(name) AlgorithmSpec name##_algorithm();
+PARATWIN_COLLECTIVE_ALGORITHMS(PARATWIN_ALGORITHM_DECLARATION)
+#undef PARATWIN_ALGORITHM_DECLARATION
 
 // Member `me` of a group laid out as `layout`: its steps for a collective whose buffer is `bytes`
 // (the nccl-tests size: all-gather output, reduce-scatter input), rooted at `root` for

@@ -22,9 +22,9 @@ void check_algorithms(const workloads::Program& program, const SimOptions& optio
       const auto it = options.algorithms.find(op.kind);
       if (it == options.algorithms.end() || !workloads::is_collective(op.kind)) continue;
       const int64_t p = program.grid.group_size(op.group);
-      if (it->second == Algorithm::recursive && (p & (p - 1)) != 0)
-        throw std::invalid_argument(std::string(workloads::to_string(op.kind)) +
-                                    "=recursive needs power-of-two groups, but " + role.name + "'s op \"" + op.name +
+      if (spec(it->second).power_of_two_groups && (p & (p - 1)) != 0)
+        throw std::invalid_argument(std::string(workloads::to_string(op.kind)) + "=" + to_string(it->second) +
+                                    " needs power-of-two groups, but " + role.name + "'s op \"" + op.name +
                                     "\" runs over group \"" + program.grid.mask_name(op.group) + "\" of " +
                                     std::to_string(p) + " members");
     }

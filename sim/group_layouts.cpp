@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/library.hpp"
 #include "sim/ring_order.hpp"
 
 namespace paratwin::sim {
@@ -11,14 +12,17 @@ GroupLayouts::GroupLayouts(const workloads::Program& program, const workloads::P
     : program_(program),
       placement_(placement),
       topology_(topology),
-      channels_((library == "nccl" || library == "rccl") && !topology.options().one_nic_per_node),
-      // PCCL's intra-node phase is the vendor library's (Thesis, [singh2025dissertation] §6.2.2: RCCL on Frontier).
-      counter_rotating_(library == "rccl" || (library == "pccl" && vendor_library(topology.machine()) == "rccl")),
-      pccl_(library == "pccl") {
+      library_(library_spec(library)),
+      channels_(library_.channels && !topology.options().one_nic_per_node),
+      // A library that leaves some kinds to the vendor library runs its intra-node phase on the vendor's
+      // rings too (PCCL: [singh2025dissertation] §6.2.2, RCCL's on Frontier).
+      counter_rotating_(
+          library_.counter_rotating ||
+          (!library_.implements_every_kind() && library_spec(vendor_library(topology.machine())).counter_rotating)) {
 }
 
 bool GroupLayouts::vendor_runs(workloads::OpKind kind) const {
-  return pccl_ && kind != workloads::OpKind::all_gather && kind != workloads::OpKind::reduce_scatter;
+  return !library_.runs(kind);
 }
 
 const GroupLayout& GroupLayouts::of(int64_t rank, workloads::AxisMask mask, workloads::OpKind kind) {

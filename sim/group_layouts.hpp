@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/collectives.hpp"
+#include "sim/library.hpp"
 #include "topology/topology.hpp"
 #include "workloads/program.hpp"
 
@@ -36,9 +37,9 @@ class GroupLayouts {
   const workloads::Program& program_;
   const workloads::PlacementMap& placement_;
   const topology::Topology& topology_;
+  const LibrarySpec& library_;
   bool channels_;          // NCCL/RCCL over the NICs each device is served by
   bool counter_rotating_;  // RCCL's rings run both ways (GroupLayout::counter_rotating)
-  bool pccl_;              // PCCL: the vendor library runs all but all-gather and reduce-scatter
   std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> layouts_;         // by (mask, first member)
   std::map<std::pair<workloads::AxisMask, int64_t>, GroupLayout> vendor_layouts_;  // PCCL's vendor kinds
   std::map<std::vector<int64_t>, std::vector<int32_t>> node_rings_;                // by the devices' local indices

@@ -53,7 +53,7 @@ double NodeCollectives::seconds(int64_t rank, const workloads::Op& op, Algorithm
   if (it != seconds_.end()) return it->second;
   const auto steps =
       costs_.plan(op.kind, algorithm, layouts_.of(rank, op.group, op.kind), me, op.bytes, op.root, Fidelity::fast);
-  const bool rings = algorithm == Algorithm::ring || algorithm == Algorithm::hierarchical;
+  const bool rings = spec(algorithm).follows_rings;
   const double ring_bw = rings ? ring_bandwidth(rank, op.group) : 0;
   const int64_t device = placement_.device_of(rank);
   double total = 0;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/collectives.hpp"
+#include "sim/library.hpp"
 
 namespace paratwin::sim {
 
@@ -17,14 +18,17 @@ StepCosts StepCosts::of(const topology::Machine& machine, const std::string& lib
   for (const auto& [name, cost] : machine.profile.collective_costs)
     if (const auto kind = workloads::parse_op_kind(name); kind && workloads::is_collective(*kind))
       c.by_kind[static_cast<int>(*kind)] = cost;
-  c.host_reductions = library == "cray-mpich" || library == "mpi";
+  const LibrarySpec& spec = library_spec(library);
+  c.host_reductions = spec.host_reductions;
   const double host = machine.node.host.memory_bandwidth, hbm = machine.node.device.hbm_bandwidth;
   c.host_memory_bandwidth = host > 0 ? host : 100e9;
   c.device_memory_bandwidth = hbm > 0 ? hbm : 1e12;
-  // Under PCCL the all-reduce, broadcast and reduce are NCCL's where NCCL is the vendor library
-  // (library_running); PCCL's own hierarchical plans take no NCCL protocol.
-  if ((library == "nccl" || (library == "pccl" && vendor_library(machine) == "nccl")) && machine.profile.nccl)
-    c.nccl = nccl_hardware(machine);
+  // A library that leaves some kinds to the vendor library (PCCL: the all-reduce, broadcast and reduce)
+  // runs those as the vendor does, with NCCL's tables where NCCL is the vendor (library_running); its own
+  // plans take no NCCL protocol.
+  const bool tables =
+      spec.nccl_tables || (!spec.implements_every_kind() && library_spec(vendor_library(machine)).nccl_tables);
+  if (tables && machine.profile.nccl) c.nccl = nccl_hardware(machine);
   return c;
 }
 
@@ -65,17 +69,15 @@ NcclHardware nccl_hardware(const topology::Machine& machine) {
 std::optional<NcclChoice> StepCosts::nccl_choice_for(OpKind kind, Algorithm algorithm, const GroupLayout& layout,
                                                      double bytes) const {
   if (!nccl || layout.size() <= 1) return std::nullopt;
-  const bool ring = algorithm == Algorithm::ring &&
-                    (kind == OpKind::all_reduce || kind == OpKind::all_gather || kind == OpKind::reduce_scatter);
-  const bool tree = algorithm == Algorithm::tree && kind == OpKind::all_reduce;
-  const bool pat = algorithm == Algorithm::pat;
-  if (!ring && !tree && !pat) return std::nullopt;
+  const AlgorithmSpec& a = spec(algorithm);
+  const auto priced = a.nccl && a.supports(kind) ? a.nccl(kind) : std::nullopt;
+  if (!priced) return std::nullopt;
+  const bool pat = *priced == NcclAlgorithm::pat;
   // Nodes are numbered in order of first appearance.
   const int nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
   // PAT forced where NCCL would not run it (--algorithm): the profile's step costs price its steps.
   if (pat && !nccl_pat_enabled(*nccl, kind, layout.size(), nodes)) return std::nullopt;
-  const NcclAlgorithm a = ring ? NcclAlgorithm::ring : tree ? NcclAlgorithm::tree : NcclAlgorithm::pat;
-  return nccl_choice(*nccl, kind, a, layout.size(), nodes, bytes);
+  return nccl_choice(*nccl, kind, *priced, layout.size(), nodes, bytes);
 }
 
 namespace {

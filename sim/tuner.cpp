@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "sim/library.hpp"
+
 namespace paratwin::sim {
 
 using workloads::OpKind;
@@ -115,22 +117,24 @@ double Tuner::estimate(OpKind kind, Algorithm algorithm, const GroupLayout& layo
 Algorithm Tuner::choose(OpKind kind, const GroupLayout& layout, double bytes) {
   if (const auto it = forced_.find(kind); it != forced_.end()) return it->second;
   // Under PCCL the all-reduce is the vendor library's, tuned as it tunes it (library_running).
-  const std::string& library = kind == OpKind::all_reduce ? all_reduce_library_ : library_;
-  const Algorithm fallback = default_algorithm(kind, library);
-  const bool gathers = kind == OpKind::all_gather || kind == OpKind::reduce_scatter;
-  if (gathers && library == "nccl" && costs_.nccl && layout.size() >= 2) {
-    // NCCL v2.23+ weighs PAT against its ring for a communicator of one rank per node with its own cost
-    // model (nccl_collective_algorithm); earlier releases and other groups run the ring.
-    const int32_t nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
-    if (!nccl_pat_enabled(*costs_.nccl, kind, layout.size(), nodes)) return fallback;
-    const auto key = std::make_tuple(&layout, static_cast<int>(kind), bytes);
-    if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
-    const bool pat = nccl_collective_algorithm(*costs_.nccl, kind, layout.size(), nodes, bytes) == NcclAlgorithm::pat;
-    return chosen_[key] = pat ? Algorithm::pat : fallback;
-  }
-  const bool tunes = (library == "nccl" || library == "rccl") && kind == OpKind::all_reduce;
+  return library_spec(kind == OpKind::all_reduce ? all_reduce_library_ : library_).select(kind, layout, bytes, *this);
+}
+
+Algorithm Tuner::pat_or(Algorithm fallback, OpKind kind, const GroupLayout& layout, double bytes) {
+  if (!costs_.nccl || layout.size() < 2) return fallback;
+  // NCCL v2.23+ weighs PAT against its ring for a communicator of one rank per node with its own cost
+  // model (nccl_collective_algorithm); earlier releases and other groups run the ring.
+  const int32_t nodes = *std::max_element(layout.node.begin(), layout.node.end()) + 1;
+  if (!nccl_pat_enabled(*costs_.nccl, kind, layout.size(), nodes)) return fallback;
+  const auto key = std::make_tuple(&layout, static_cast<int>(kind), bytes);
+  if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+  const bool pat = nccl_collective_algorithm(*costs_.nccl, kind, layout.size(), nodes, bytes) == NcclAlgorithm::pat;
+  return chosen_[key] = pat ? Algorithm::pat : fallback;
+}
+
+Algorithm Tuner::ring_or_tree(Algorithm fallback, OpKind kind, const GroupLayout& layout, double bytes) {
   // NCCL runs trees between nodes only; inside one node its rings follow the fastest links.
-  if (!tunes || layout.size() <= 2 ||
+  if (layout.size() <= 2 ||
       std::all_of(layout.node.begin(), layout.node.end(), [&](int32_t n) { return n == layout.node.front(); }))
     return fallback;
   const auto key = std::make_tuple(&layout, static_cast<int>(kind), bytes);

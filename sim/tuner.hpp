@@ -8,7 +8,7 @@
 // library's and tuned the same way (library_running). NCCL v2.23+ (profile.nccl.tuning "2.23", "2.27")
 // also weighs PAT against the ring for an all-gather or reduce-scatter over one rank per node, with
 // NCCL's own estimates. Other kinds and libraries keep default_algorithm; an algorithm forced by the
-// user wins.
+// user wins. Which library tunes what is its selector's (sim/libraries/).
 #include <map>
 #include <string>
 #include <tuple>
@@ -25,6 +25,13 @@ class Tuner {
   // The algorithm the library runs for a collective of `kind` and `bytes` over a group laid out as
   // `layout` (layouts live as long as the GroupLayouts that made them; choices are cached by address).
   Algorithm choose(workloads::OpKind kind, const GroupLayout& layout, double bytes);
+  // What the libraries' selectors (sim/libraries/) ask of the tuner. PAT or `fallback` for an all-gather
+  // or reduce-scatter, as NCCL v2.23+ chooses with its own estimates where the machine names its tables
+  // and the group is one rank per node; else `fallback`.
+  Algorithm pat_or(Algorithm fallback, workloads::OpKind kind, const GroupLayout& layout, double bytes);
+  // Ring or double binary tree for an all-reduce across nodes, whichever estimate is lower; `fallback`
+  // for a group of two or inside one node.
+  Algorithm ring_or_tree(Algorithm fallback, workloads::OpKind kind, const GroupLayout& layout, double bytes);
   // The tuner's estimate of one all-reduce's seconds with `algorithm` (ring or tree), or NCCL's of an
   // all-gather or reduce-scatter with PAT where NCCL has it; others: infinity.
   double estimate(workloads::OpKind kind, Algorithm algorithm, const GroupLayout& layout, double bytes) const;

@@ -192,7 +192,8 @@ Machine parse_machine(const nlohmann::json& doc, const std::string& source);
 Machine parse_machine_text(const std::string& text, const std::string& source);
 Machine load_machine_file(const std::string& path);
 
-// The communication libraries the simulator models, as --library and sweep and reference files name them.
+// The communication libraries the simulator models, as machine profiles, --library and sweep and reference
+// files name them, in the order of their registration (topology/communication_libraries.hpp).
 const std::vector<std::string>& communication_libraries();
 
 // The built-in machines (topology/machines/*.json, compiled in), by name.

@@ -2,6 +2,7 @@
 // directory; a path to a file works wherever a name does.
 #include <filesystem>
 
+#include "topology/communication_libraries.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::topology {
@@ -20,7 +21,9 @@ const Builtin kBuiltins[] = {
 }  // namespace
 
 const std::vector<std::string>& communication_libraries() {
-  static const std::vector<std::string> libraries = {"nccl", "rccl", "cray-mpich", "mpi", "pccl"};
+#define PARATWIN_LIBRARY_NAME(identifier, name) name,
+  static const std::vector<std::string> libraries = {PARATWIN_COMMUNICATION_LIBRARIES(PARATWIN_LIBRARY_NAME)};
+#undef PARATWIN_LIBRARY_NAME
   return libraries;
 }
 

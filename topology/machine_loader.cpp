@@ -357,7 +357,7 @@ NetworkSpec read_network(JsonReader r, const NodeSpec& node) {
 
 ProfileSpec read_profile(JsonReader r, const DeviceSpec& device) {
   ProfileSpec p;
-  p.library = r.choice("library", {"nccl", "rccl", "cray-mpich", "pccl", "mpi"});
+  p.library = r.choice("library", communication_libraries());
   p.launch_overhead = r.number("launch_overhead_us", 0.0, 0, 1e6) * kUs;
   p.collective_step = r.number("collective_step_us", 0.0, 0, 1e6) * kUs;
   if (r.has("nccl")) {

@@ -30,3 +30,31 @@ std::vector<Step> binomial(int32_t p, int32_t me, int32_t root, double bytes, bo
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool binomial_supports(OpKind kind) {
+  return kind == OpKind::broadcast || kind == OpKind::reduce;
+}
+
+std::vector<Step> binomial_plan(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t root,
+                                Fidelity) {
+  return algorithms::binomial(layout.size(), me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce);
+}
+
+}  // namespace
+
+AlgorithmSpec binomial_tree_algorithm() {
+  AlgorithmSpec s;
+  s.name = "binomial_tree";
+  s.supports = binomial_supports;
+  s.plan = binomial_plan;
+  s.loads = AnalyticalLoads::own_steps;
+  return s;
+}
+
+}  // namespace paratwin::sim

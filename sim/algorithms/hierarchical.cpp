@@ -71,3 +71,32 @@ std::vector<Step> hierarchical(OpKind kind, const GroupLayout& layout, int32_t m
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool hierarchical_supports(OpKind kind) {
+  return kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather;
+}
+
+std::vector<Step> hierarchical_plan(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t,
+                                    Fidelity fidelity) {
+  return algorithms::hierarchical(kind, layout, me, bytes, fidelity);
+}
+
+}  // namespace
+
+AlgorithmSpec hierarchical_algorithm() {
+  AlgorithmSpec s;
+  s.name = "hierarchical";
+  s.supports = hierarchical_supports;
+  s.plan = hierarchical_plan;
+  s.loads = AnalyticalLoads::own_steps;
+  s.follows_rings = true;
+  return s;
+}
+
+}  // namespace paratwin::sim

@@ -30,3 +30,31 @@ std::vector<Step> pairwise(int32_t p, int32_t me, double bytes, Fidelity fidelit
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool pairwise_supports(OpKind kind) {
+  return kind == OpKind::all_to_all;
+}
+
+std::vector<Step> pairwise_plan(OpKind, const GroupLayout& layout, int32_t me, double bytes, int32_t,
+                                Fidelity fidelity) {
+  return algorithms::pairwise(layout.size(), me, bytes, fidelity);
+}
+
+}  // namespace
+
+AlgorithmSpec pairwise_algorithm() {
+  AlgorithmSpec s;
+  s.name = "pairwise";
+  s.supports = pairwise_supports;
+  s.plan = pairwise_plan;
+  s.loads = AnalyticalLoads::pairs;
+  return s;
+}
+
+}  // namespace paratwin::sim

@@ -35,3 +35,35 @@ std::vector<Step> pat(OpKind kind, int32_t p, int32_t me, double bytes) {
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool pat_supports(OpKind kind) {
+  return kind == OpKind::all_gather || kind == OpKind::reduce_scatter;
+}
+
+std::vector<Step> pat_plan(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t, Fidelity) {
+  return algorithms::pat(kind, layout.size(), me, bytes);
+}
+
+std::optional<NcclAlgorithm> pat_in_nccl(OpKind) {
+  return NcclAlgorithm::pat;
+}
+
+}  // namespace
+
+AlgorithmSpec pat_algorithm() {
+  AlgorithmSpec s;
+  s.name = "pat";
+  s.supports = pat_supports;
+  s.plan = pat_plan;
+  s.loads = AnalyticalLoads::own_steps;
+  s.nccl = pat_in_nccl;
+  return s;
+}
+
+}  // namespace paratwin::sim

@@ -61,3 +61,31 @@ std::vector<Step> recursive(OpKind kind, int32_t p, int32_t me, double bytes) {
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool recursive_supports(OpKind kind) {
+  return kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather;
+}
+
+std::vector<Step> recursive_plan(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t, Fidelity) {
+  return algorithms::recursive(kind, layout.size(), me, bytes);
+}
+
+}  // namespace
+
+AlgorithmSpec recursive_algorithm() {
+  AlgorithmSpec s;
+  s.name = "recursive";
+  s.supports = recursive_supports;
+  s.plan = recursive_plan;
+  s.loads = AnalyticalLoads::own_steps;
+  s.power_of_two_groups = true;
+  return s;
+}
+
+}  // namespace paratwin::sim

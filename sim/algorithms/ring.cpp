@@ -105,3 +105,52 @@ std::vector<Step> chain(const std::vector<Order>& orders, int32_t me, int32_t ro
 }
 
 }  // namespace paratwin::sim::algorithms
+
+namespace paratwin::sim {
+
+namespace {
+
+using workloads::OpKind;
+
+bool ring_supports(OpKind kind) {
+  return kind == OpKind::all_reduce || kind == OpKind::reduce_scatter || kind == OpKind::all_gather ||
+         kind == OpKind::broadcast || kind == OpKind::reduce;
+}
+
+std::vector<Step> ring_plan(OpKind kind, const GroupLayout& layout, int32_t me, double bytes, int32_t root,
+                            Fidelity fidelity) {
+  const int32_t p = layout.size();
+  const auto orders = ring_orders(layout);
+  switch (kind) {
+    case OpKind::all_reduce:
+      return algorithms::rings(orders, me, 2 * (p - 1), bytes / p, p - 1, fidelity);
+    case OpKind::reduce_scatter:
+      return algorithms::rings(orders, me, p - 1, bytes / p, p - 1, fidelity);
+    case OpKind::broadcast:
+    case OpKind::reduce:
+      return algorithms::chain(orders, me, root < 0 ? 0 : root, bytes, kind == OpKind::reduce, fidelity);
+    default:
+      return algorithms::rings(orders, me, p - 1, bytes / p, 0, fidelity);
+  }
+}
+
+std::optional<NcclAlgorithm> ring_in_nccl(OpKind kind) {
+  if (kind == OpKind::all_reduce || kind == OpKind::all_gather || kind == OpKind::reduce_scatter)
+    return NcclAlgorithm::ring;
+  return std::nullopt;
+}
+
+}  // namespace
+
+AlgorithmSpec ring_algorithm() {
+  AlgorithmSpec s;
+  s.name = "ring";
+  s.supports = ring_supports;
+  s.plan = ring_plan;
+  s.loads = AnalyticalLoads::ring_channels;
+  s.follows_rings = true;
+  s.nccl = ring_in_nccl;
+  return s;
+}
+
+}  // namespace paratwin::sim
