@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds paratwin. Usage: scripts/build.sh [release|sanitize|fuzz]
-#   release   (default) everything, in build/
+#   release   (default) everything, in build/; warnings in our code are errors when PARATWIN_WERROR=ON
+#             (scripts/test.sh, what CI runs, sets it)
 #   sanitize  libraries and unit tests with ASan + UBSan, in build-sanitize/
 #   fuzz      the libFuzzer targets (workload, machine and sweep-spec readers) with clang, in build-fuzz/
 set -euo pipefail
@@ -9,7 +10,7 @@ kind=${1:-release}
 jobs=$(nproc 2>/dev/null || echo 2)
 case $kind in
   release)
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARATWIN_WERROR="${PARATWIN_WERROR:-OFF}"
     cmake --build build -j"$jobs" ;;
   sanitize)
     cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DPARATWIN_SANITIZE=ON -DPARATWIN_UNIT_ONLY=ON

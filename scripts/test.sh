@@ -26,7 +26,8 @@ run_ctest() {
 }
 
 scripts/install-deps.sh
-scripts/build.sh release
+# Warnings in our code are errors here (CI); a developer's build reports them and goes on.
+PARATWIN_WERROR=ON scripts/build.sh release
 echo "== unit and end-to-end tests =="
 run_ctest build ctest -j"$jobs" --timeout 300
 if ((quick)); then
