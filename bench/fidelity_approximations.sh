@@ -8,7 +8,9 @@
 #          default above 512 ranks)
 # and prints, per rank count, each run's wall time and predicted iteration time, and the differences
 # fast - exact and fold - fast in percent. A run over its time limit prints "-".
-# Usage: bench/fidelity_approximations.sh [RANKS...]   (default: 64 256 512 1024 2048)
+# Usage: bench/fidelity_approximations.sh [--markdown FILE] [RANKS...]   (default: 64 256 512 1024 2048)
+# --markdown also writes the rows as the README's table (bench/results/fidelity_approximations.md;
+# scripts/readme_tables.sh copies it into the README).
 # PARATWIN_LIMIT_S (default 1200) bounds each run; PARATWIN_SKIP_EXACT_ABOVE (default 2048) skips exact
 # above that many ranks.
 set -euo pipefail
@@ -17,6 +19,12 @@ paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
 limit=${PARATWIN_LIMIT_S:-1200}
 skip_exact_above=${PARATWIN_SKIP_EXACT_ABOVE:-2048}
+markdown=
+if [[ ${1:-} == --markdown ]]; then
+  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
+  markdown=$2
+  shift 2
+fi
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(64 256 512 1024 2048)
 work=$(mktemp -d)
@@ -64,14 +72,28 @@ PY
   read -r ew ep < <(simulate "$ranks" exact)
   read -r sw sp < <(simulate "$ranks" fast)
   read -r fw fp < <(simulate "$ranks" fold)
-  python3 - "$ranks" "$ew" "$ep" "$sw" "$sp" "$fw" "$fp" <<'PY'
+  python3 - "$ranks" "$ew" "$ep" "$sw" "$sp" "$fw" "$fp" "$work/rows.md" <<'PY'
 import sys
-ranks, ew, ep, sw, sp, fw, fp = sys.argv[1:]
+ranks, ew, ep, sw, sp, fw, fp, rows = sys.argv[1:]
 def num(s): return None if s == "-" else float(s)
 def pct(a, b): return "-" if a is None or b is None else f"{100 * (a - b) / b:+.2f}%"
 ep, sp, fp = num(ep), num(sp), num(fp)
 pred = lambda v: "-" if v is None else f"{v:.4f}"
 print(f"{int(ranks):8d} {ew:>10s} {sw:>10s} {fw:>10s} {pred(ep):>12s} {pred(sp):>12s} {pred(fp):>12s} "
       f"{pct(sp, ep):>9s} {pct(fp, sp):>9s}", flush=True)
+def wall(s): return "-" if s == "-" else (f"{float(s):.2g} s" if float(s) < 10 else f"{float(s):.0f} s")
+def md_pred(v): return "-" if v is None else f"{v:.4f} s"
+def md_pct(a, b): return "-" if a is None or b is None else f"{100 * (a - b) / b:+.2f} %".replace("-", "\u2212")
+with open(rows, "a") as md:
+    md.write(f"| {int(ranks):,} | {wall(ew)} | {wall(sw)} | {wall(fw)} | {md_pred(ep)} | {md_pred(sp)} | {md_pred(fp)} | "
+             f"{md_pct(sp, ep)} | {md_pct(fp, sp)} |\n")
 PY
 done
+if [[ -n $markdown ]]; then
+  {
+    echo "| ranks | exact: wall | fast: wall | fold: wall | exact: predicted | fast: predicted | fold: predicted | fast − exact | fold − fast |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    cat "$work/rows.md"
+  } > "$markdown"
+  echo "wrote $markdown"
+fi

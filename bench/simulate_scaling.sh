@@ -7,12 +7,20 @@
 # then GPT-320B on 32,768 GCDs (workloads/examples/gpt-320b-frontier-32768.json). Prints one row per
 # run: wall seconds, peak RSS, SimGrid actors, SimGrid transfers, the device-to-device transfers they
 # stand for, and the predicted iteration time.
-# Usage: bench/simulate_scaling.sh [RANKS...|gpt-320b]   (default: 1024 2048 4096 8192 16384 32768 gpt-320b)
+# Usage: bench/simulate_scaling.sh [--markdown FILE] [RANKS...|gpt-320b]
+#   (default: 1024 2048 4096 8192 16384 32768 gpt-320b). --markdown also writes the rows as the README's
+#   table (bench/results/simulate_scaling.md; scripts/readme_tables.sh copies it into the README).
 # Extra simulate options (e.g. --fidelity fast, --fold) go in PARATWIN_OPTIONS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
+markdown=
+if [[ ${1:-} == --markdown ]]; then
+  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
+  markdown=$2
+  shift 2
+fi
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(1024 2048 4096 8192 16384 32768 gpt-320b)
 work=$(mktemp -d)
@@ -47,10 +55,22 @@ PY
   /usr/bin/time -f '%e %M' -o "$work/time" "$paratwin" simulate -w "$work/w.json" --machine frontier --no-progress \
     ${PARATWIN_OPTIONS:-} --json "$work/out.json" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   read -r wall rss <"$work/time"
-  python3 - "$work/out.json" "$model" "$wall" "$rss" <<'PY'
+  python3 - "$work/out.json" "$model" "$wall" "$rss" "$work/rows.md" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(f"{sys.argv[2]:9s} {j['ranks']:8d} {j['nodes']:8d} {float(sys.argv[3]):9.1f} {int(sys.argv[4]) / 1024:10.0f} "
+wall, rss = float(sys.argv[3]), int(sys.argv[4]) / 1024
+print(f"{sys.argv[2]:9s} {j['ranks']:8d} {j['nodes']:8d} {wall:9.1f} {rss:10.0f} "
       f"{j['actors']:8d} {j['flows']:10d} {j['transfers']:12d} {j['iteration_seconds']:14.4f}", flush=True)
+with open(sys.argv[5], "a") as md:
+    md.write(f"| {sys.argv[2]} | {j['ranks']:,} | {j['nodes']:,} | {wall:.1f} s | {rss:.0f} MiB | {j['actors']:,} | "
+             f"{j['flows']:,} | {j['transfers']:,} | {j['iteration_seconds']:.4f} s |\n")
 PY
 done
+if [[ -n $markdown ]]; then
+  {
+    echo "| model | ranks | nodes | wall | peak RSS | actors | SimGrid flows | transfers they stand for | predicted |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    cat "$work/rows.md"
+  } > "$markdown"
+  echo "wrote $markdown"
+fi
