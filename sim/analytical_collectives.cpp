@@ -205,29 +205,39 @@ double CollectiveTimes::seconds(const workloads::Program& program, const workloa
   return seconds_[key] = slowest;
 }
 
-double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind, double bytes, int32_t root) {
-  const Algorithm algorithm = tuner_.choose(kind, shape.layout, bytes);
+namespace {
+
+// How `algorithm`'s flows load the network for `kind` (its registration); a ring's chains (broadcast,
+// reduce) run step by step under their own flows.
+AnalyticalLoads loads_of(Algorithm algorithm, OpKind kind) {
   const auto& registered = spec(algorithm);
   if (!registered.loads)
     throw std::logic_error(std::string("the analytical model does not know how algorithm ") + registered.name +
                            " loads the network: its AlgorithmSpec names no AnalyticalLoads");
-  AnalyticalLoads loads = *registered.loads;
-  // A ring's chains (broadcast, reduce) run step by step under their own flows.
-  if (loads == AnalyticalLoads::ring_channels && (kind == OpKind::broadcast || kind == OpKind::reduce))
-    loads = AnalyticalLoads::own_steps;
-  Pattern pattern = Pattern::rings;
+  if (*registered.loads == AnalyticalLoads::ring_channels && (kind == OpKind::broadcast || kind == OpKind::reduce))
+    return AnalyticalLoads::own_steps;
+  return *registered.loads;
+}
+
+}  // namespace
+
+CollectiveTimes::Pattern CollectiveTimes::pattern_of(AnalyticalLoads loads) {
   switch (loads) {  // no default: a new AnalyticalLoads the model does not handle is a warning (-Wswitch)
     case AnalyticalLoads::ring_channels:
     case AnalyticalLoads::own_steps:
-      pattern = Pattern::rings;
-      break;
+      return Pattern::rings;
     case AnalyticalLoads::pairs:
-      pattern = Pattern::pairs;
-      break;
+      return Pattern::pairs;
     case AnalyticalLoads::tree_steps:
-      pattern = Pattern::trees;
-      break;
+      return Pattern::trees;
   }
+  return Pattern::rings;
+}
+
+double CollectiveTimes::shape_seconds(Group& g, const Shape& shape, OpKind kind, double bytes, int32_t root) {
+  const Algorithm algorithm = tuner_.choose(kind, shape.layout, bytes);
+  const AnalyticalLoads loads = loads_of(algorithm, kind);
+  const Pattern pattern = pattern_of(loads);
   const bool pairs = pattern == Pattern::pairs;
   if (pattern == Pattern::trees && !g.trees_known && placement_aware_) {
     // Every group's tree edges of one step at once, in the direction they carry data in that step

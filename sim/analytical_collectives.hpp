@@ -84,6 +84,8 @@ class CollectiveTimes {
   // The bandwidth one flow from device `from` to `to` gets: its route's slowest link, shared by the
   // flows the group's pattern puts on it.
   enum class Pattern { rings, pairs, trees };
+  // The loads an algorithm's edges are timed under (ring and own-step flows share the rings' cache).
+  static Pattern pattern_of(AnalyticalLoads loads);
   double edge_bandwidth(Group& g, int64_t from, int64_t to, Pattern pattern, size_t tree_step = 0);
   // The same under the flows of step `step` of every group's plan of `algorithm` for `kind` (filled when
   // first needed).
