@@ -45,7 +45,7 @@ simulate() {
   fi
   if timeout "$limit" /usr/bin/time -f '%e' -o "$work/time" "$paratwin" simulate -w "$work/w$ranks.json" \
     --machine frontier --no-progress "${flags[@]}" --json "$work/out.json" >/dev/null 2>"$work/err"; then
-    python3 -c 'import json,sys; print(open(sys.argv[1]).read().split()[-1], json.load(open(sys.argv[2]))["iteration_seconds"])' \
+    python3 -c 'import json,sys; print(open(sys.argv[1]).read().split()[-1], json.load(open(sys.argv[2]))["iteration_s"])' \
       "$work/time" "$work/out.json"
   else
     local rc=$?

@@ -60,10 +60,10 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 wall, rss = float(sys.argv[3]), int(sys.argv[4]) / 1024
 print(f"{sys.argv[2]:9s} {j['ranks']:8d} {j['nodes']:8d} {wall:9.1f} {rss:10.0f} "
-      f"{j['actors']:8d} {j['flows']:10d} {j['transfers']:12d} {j['iteration_seconds']:14.4f}", flush=True)
+      f"{j['actors']:8d} {j['flows']:10d} {j['transfers']:12d} {j['iteration_s']:14.4f}", flush=True)
 with open(sys.argv[5], "a") as md:
     md.write(f"| {sys.argv[2]} | {j['ranks']:,} | {j['nodes']:,} | {wall:.1f} s | {rss:.0f} MiB | {j['actors']:,} | "
-             f"{j['flows']:,} | {j['transfers']:,} | {j['iteration_seconds']:.4f} s |\n")
+             f"{j['flows']:,} | {j['transfers']:,} | {j['iteration_s']:.4f} s |\n")
 PY
 done
 if [[ -n $markdown ]]; then

@@ -84,12 +84,12 @@ std::vector<double> class_seconds(const nlohmann::json& summary, const std::vect
     ranks.insert(b.rank);
   }
   for (size_t r = 0; r < kExposed; ++r) seconds[r] /= static_cast<double>(ranks.size());
-  const auto& per_rank = summary.at("ranks_compute_exposed_bubble_other");
+  const auto& per_rank = summary.at("ranks_compute_exposed_bubble_other_s");
   if (!per_rank.is_array() || per_rank.empty())
-    throw InputError(where, "ranks_compute_exposed_bubble_other: must be a non-empty array");
+    throw InputError(where, "ranks_compute_exposed_bubble_other_s: must be a non-empty array");
   for (const auto& r : per_rank) {
     if (!r.is_array() || r.size() != 4)
-      throw InputError(where, "ranks_compute_exposed_bubble_other: every entry must hold 4 numbers");
+      throw InputError(where, "ranks_compute_exposed_bubble_other_s: every entry must hold 4 numbers");
     seconds[kExposed] += r[1].get<double>() / static_cast<double>(per_rank.size());
     seconds[kBubble] += r[2].get<double>() / static_cast<double>(per_rank.size());
     seconds[kIdle] += r[3].get<double>() / static_cast<double>(per_rank.size());
@@ -141,14 +141,15 @@ Comparison compare_runs(const nlohmann::json& predicted_summary, const nlohmann:
   try {
     for (const auto& [doc, where] :
          {std::pair{&predicted_summary, &where_predicted}, std::pair{&measured_summary, &where_measured}})
-      for (const char* key :
-           {"workload", "machine", "ranks", "iteration_seconds", "ranks_compute_exposed_bubble_other"})
+      for (const char* key : {"workload", "machine", "ranks", "iteration_s", "ranks_compute_exposed_bubble_other_s"})
         if (!doc->is_object() || !doc->contains(key))
           throw InputError(*where,
                            std::string(key) + ": missing: not a summary written by simulate --json or exec --json");
-    if (!measured_summary.contains("iterations") || !measured_summary["iterations"].is_array() ||
-        measured_summary["iterations"].empty())
-      throw InputError(where_measured, "iterations: missing: not a summary written by exec --json");
+    // Each timed iteration's seconds (named "iterations" before schema version 1).
+    const char* iterations = measured_summary.contains("iterations_s") ? "iterations_s" : "iterations";
+    if (!measured_summary.contains(iterations) || !measured_summary[iterations].is_array() ||
+        measured_summary[iterations].empty())
+      throw InputError(where_measured, "iterations_s: missing: not a summary written by exec --json");
     c.workload = measured_summary["workload"].get<std::string>();
     c.machine = measured_summary["machine"].get<std::string>();
     c.backend = measured_summary.value("backend", "");
@@ -159,9 +160,9 @@ Comparison compare_runs(const nlohmann::json& predicted_summary, const nlohmann:
     if (predicted_summary["ranks"] != measured_summary["ranks"])
       throw InputError(where_predicted, "ranks = " + predicted_summary["ranks"].dump() + ", but " + where_measured +
                                             " ran on " + measured_summary["ranks"].dump());
-    c.predicted = predicted_summary["iteration_seconds"].get<double>();
-    c.measured_median = measured_summary["iteration_seconds"].get<double>();
-    for (const auto& t : measured_summary["iterations"]) c.measured.push_back(t.get<double>());
+    c.predicted = predicted_summary["iteration_s"].get<double>();
+    c.measured_median = measured_summary["iteration_s"].get<double>();
+    for (const auto& t : measured_summary[iterations]) c.measured.push_back(t.get<double>());
     predicted = class_seconds(predicted_summary, read_bars(predicted_trace, where_predicted), where_predicted);
     measured = class_seconds(measured_summary, read_bars(measured_trace, where_measured), where_measured);
   } catch (const nlohmann::json::exception& e) {

@@ -10,6 +10,7 @@
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 
 namespace paratwin::calibration {
 
@@ -287,6 +288,7 @@ std::string suite_plot_script(const ReferenceSuite& suite, const std::vector<con
 
 std::string baseline_json(const Baseline& b) {
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;  // schemas/baseline.schema.json
   j["suite"] = b.suite;
   j["metric"] = b.metric;
   j["points"] = nlohmann::json::array();
@@ -304,6 +306,10 @@ Baseline parse_baseline(const std::string& text, const std::string& source) {
   try {
     if (!doc.is_object()) throw InputError("", "must be a JSON object");
     JsonReader top(doc, "");
+    // Absent from baselines written before schema version 1.
+    if (top.has("schema_version") && top.integer("schema_version", std::nullopt, 1) != kSchemaVersion)
+      top.fail("schema_version", "= " + doc.at("schema_version").dump() + " but this paratwin reads version " +
+                                     std::to_string(kSchemaVersion));
     b.suite = top.string("suite");
     b.metric = top.string("metric");
     std::set<std::pair<std::string, std::string>> seen;

@@ -8,6 +8,7 @@
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 
 namespace paratwin::predict {
 
@@ -63,7 +64,7 @@ std::string accuracy_json(const Accuracy& accuracy) {
                     {"mean_abs_error_percent", rounded(a.mean_abs_percent)},
                     {"max_abs_error_percent", rounded(a.max_abs_percent)}};
   const nlohmann::json doc = {
-      {"schema_version", 1},
+      {"schema_version", kSchemaVersion},
       {"description",
        "The accuracy ratchet: per reference suite, the error against the published values of the committed "
        "baselines' predictions (simulated where the baseline holds a simulation, analytical elsewhere). A suite "
@@ -78,7 +79,7 @@ Accuracy parse_accuracy(const std::string& text, const std::string& source) {
   try {
     if (!doc.is_object()) throw InputError("", "must be a JSON object");
     JsonReader top(doc, "");
-    if (top.integer("schema_version", std::nullopt, 1) != 1)
+    if (top.integer("schema_version", std::nullopt, 1) != kSchemaVersion)
       top.fail("schema_version", "= " + doc.at("schema_version").dump() + " but this paratwin reads version 1");
     top.string("description", "");
     auto suites = top.object("suites");

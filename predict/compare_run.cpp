@@ -49,8 +49,11 @@ Operand classify(const std::string& text, const char* which) {
   std::error_code ec;
   if (std::filesystem::exists(text, ec)) {
     const auto j = parse_json<InputError>(read_text_file<InputError>(text), text);
-    if (j.is_object() && j.contains("iteration_seconds") && j.contains("ranks_compute_exposed_bubble_other"))
-      return {Kind::summary, text, j};
+    // A run summary, as written since schema version 1 or before it (read_saved_summary reads both).
+    const bool summary =
+        j.is_object() && (j.contains("iteration_s") || j.contains("iteration_seconds")) &&
+        (j.contains("ranks_compute_exposed_bubble_other_s") || j.contains("ranks_compute_exposed_bubble_other"));
+    if (summary) return {Kind::summary, text, j};
     if (j.is_object() && j.contains("model") && j.contains("training")) return {Kind::workload, text, j};
     return {Kind::machine, text, {}};  // the machine reader says what is wrong with it, if anything
   }

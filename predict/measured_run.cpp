@@ -82,8 +82,8 @@ MeasuredRun merge_ranks(const workloads::Workload& w, const workloads::Program& 
 nlohmann::json to_json(const MeasuredRun& run, const std::string& backend, int warmup) {
   auto j = to_json(run.summary);
   j["backend"] = backend;
-  j["iterations"] = run.iterations;
-  j["warmup"] = warmup;
+  j["iterations_s"] = run.iterations;  // each timed iteration's seconds
+  j["warmup_iterations"] = warmup;
   return j;
 }
 

@@ -57,19 +57,20 @@ Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks) {
 }
 
 nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
-  nlohmann::json j = {{"iteration_seconds", e.iteration},
-                      {"compute_seconds", e.compute},
-                      {"exposed_comm_seconds", e.exposed_comm},
-                      {"bubble_seconds", e.bubble},
-                      {"bubble_fraction", e.bubble_fraction},
-                      {"other_idle_seconds", e.other_idle},
-                      {"tokens_per_second", e.tokens_per_second},
+  // The names of the run summary's figures (schemas/README.md), for the busiest stage.
+  nlohmann::json j = {{"iteration_s", e.iteration},
+                      {"compute_s", e.compute},
+                      {"exposed_comm_s", e.exposed_comm},
+                      {"bubble_s", e.bubble},
+                      {"bubble_fraction", {{"analytical", e.bubble_fraction}}},
+                      {"other_idle_s", e.other_idle},
+                      {"tokens_per_s", e.tokens_per_second},
                       {"percent_of_peak", e.percent_of_peak},
                       {"percent_of_peak_hardware", e.percent_of_peak_hardware},
                       {"model_flops", e.model_flops},
                       {"hardware_flops", e.hardware_flops},
-                      {"memory_bytes_per_gpu", e.memory.total()},
-                      {"fits", e.fits()}};
+                      {"memory", {{"max_bytes_per_gpu", e.memory.total()}, {"fits", e.fits()}}},
+                      {"collectives", nlohmann::json::array()}};
   for (const auto& c : e.collectives)
     j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
                                 {"group", c.group},
@@ -77,8 +78,8 @@ nlohmann::json to_json(const sim::AnalyticalEstimate& e) {
                                 {"count", c.count},
                                 {"bytes", c.bytes},
                                 {"bandwidth", c.bandwidth},
-                                {"seconds", c.seconds},
-                                {"exposed_seconds", c.exposed}});
+                                {"total_s", c.seconds},
+                                {"exposed_s", c.exposed}});
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 
 namespace paratwin::predict {
 
@@ -195,6 +196,7 @@ std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const s
 
 nlohmann::json comparison_json(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes) {
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;  // schemas/compare.schema.json
   j["a"] = {{"label", a.first}, {"summary", to_json(a.second)}, {"out_of_memory", out_of_memory(a.second)}};
   j["b"] = {{"label", b.first}, {"summary", to_json(b.second)}, {"out_of_memory", out_of_memory(b.second)}};
   j["rows"] = nlohmann::json::array();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/schema_version.hpp"
 #include "workloads/arithmetic.hpp"
 
 namespace paratwin::predict {
@@ -112,35 +113,36 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
 }
 
 nlohmann::json to_json(const RunSummary& s) {
+  // Key names follow schemas/README.md (seconds end in _s, rates in _per_s, figures per device in
+  // _per_gpu); the document is schemas/run-summary.schema.json.
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;
   j["workload"] = s.workload;
   j["machine"] = s.machine;
   if (!s.framework.empty()) j["framework"] = s.framework;
   j["ranks"] = s.ranks;
-  j["iteration_seconds"] = s.iteration_seconds;
-  j["tokens_per_second"] = s.tokens_per_second;
-  if (s.legacy_flops) {  // as it was read: one figure that counted recomputation, under the old keys
-    j["model_tflops_per_device"] = s.hardware_tflops_per_device;
-    j["percent_of_peak"] = s.percent_of_peak_hardware;
-  } else {
-    j["model_tflops_per_device"] = s.model_tflops_per_device;
+  j["iteration_s"] = s.iteration_seconds;
+  j["tokens_per_s"] = s.tokens_per_second;
+  if (!s.legacy_flops) {  // a summary read from before model and hardware FLOPs were told apart has no model figure
+    j["model_tflops_per_gpu"] = s.model_tflops_per_device;
     j["percent_of_peak"] = s.percent_of_peak;
     if (s.percent_of_empirical_peak) j["percent_of_empirical_peak"] = *s.percent_of_empirical_peak;
-    j["hardware_tflops_per_device"] = s.hardware_tflops_per_device;
-    j["percent_of_peak_hardware"] = s.percent_of_peak_hardware;
     j["flops_convention"] = {{"attention", workloads::kAttentionFlops}, {"recomputation", s.recomputation}};
   }
+  j["hardware_tflops_per_gpu"] = s.hardware_tflops_per_device;
+  j["percent_of_peak_hardware"] = s.percent_of_peak_hardware;
   j["bubble_fraction"] = {{"measured", s.bubble_measured}, {"analytical", s.bubble_analytical}};
   for (const auto& st : s.stages)
     j["stages"].push_back({{"stage", st.stage},
-                           {"compute", st.compute},
-                           {"exposed_comm", st.exposed_comm},
-                           {"bubble", st.bubble},
-                           {"other_idle", st.other_idle}});
+                           {"compute_s", st.compute},
+                           {"exposed_comm_s", st.exposed_comm},
+                           {"bubble_s", st.bubble},
+                           {"other_idle_s", st.other_idle}});
   // Per rank, in rank order: [compute, exposed communication, bubble, other idle] seconds.
   nlohmann::json per_rank = nlohmann::json::array();
   for (const auto& t : s.per_rank) per_rank.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
-  j["ranks_compute_exposed_bubble_other"] = std::move(per_rank);
+  j["ranks_compute_exposed_bubble_other_s"] = std::move(per_rank);
+  j["collectives"] = nlohmann::json::array();
   for (const auto& c : s.collectives) {
     j["collectives"].push_back({{"kind", workloads::to_string(c.kind)},
                                 {"algorithm", c.algorithm},
@@ -149,17 +151,17 @@ nlohmann::json to_json(const RunSummary& s) {
                                 {"count", c.count},
                                 {"bytes", c.bytes},
                                 {"bytes_per_call", c.bytes_per_call()},
-                                {"seconds_per_call", c.seconds_per_call()},
-                                {"seconds", c.seconds},
-                                {"waiting_seconds", c.waiting},
-                                {"exposed_seconds", c.exposed},
-                                {"overlapped_seconds", std::max(0.0, c.seconds - c.exposed)},
+                                {"per_call_s", c.seconds_per_call()},
+                                {"total_s", c.seconds},
+                                {"waiting_s", c.waiting},
+                                {"exposed_s", c.exposed},
+                                {"overlapped_s", std::max(0.0, c.seconds - c.exposed)},
                                 {"algbw", c.algbw()},
                                 {"busbw", c.busbw()}});
-    // The calls' own time, where the run knows it (simulated): seconds_per_call, algbw and busbw use it.
-    if (c.call_seconds >= 0) j["collectives"].back()["call_seconds"] = c.call_seconds;
+    // The calls' own time, where the run knows it (simulated): per_call_s, algbw and busbw use it.
+    if (c.call_seconds >= 0) j["collectives"].back()["call_s"] = c.call_seconds;
   }
-  j["memory"] = {{"max_bytes_per_rank", s.max_bytes_per_rank}, {"device_bytes", s.device_bytes}, {"fits", s.fits}};
+  j["memory"] = {{"max_bytes_per_gpu", s.max_bytes_per_rank}, {"device_bytes", s.device_bytes}, {"fits", s.fits}};
   return j;
 }
 
@@ -169,41 +171,34 @@ RunSummary run_summary_from_json(const nlohmann::json& j) {
   s.machine = j.at("machine").get<std::string>();
   s.framework = j.value("framework", std::string());
   s.ranks = j.at("ranks").get<int64_t>();
-  s.iteration_seconds = j.at("iteration_seconds").get<double>();
-  s.tokens_per_second = j.at("tokens_per_second").get<double>();
-  if (j.contains("hardware_tflops_per_device")) {
-    s.model_tflops_per_device = j.at("model_tflops_per_device").get<double>();
+  s.iteration_seconds = j.at("iteration_s").get<double>();
+  s.tokens_per_second = j.at("tokens_per_s").get<double>();
+  s.legacy_flops = !j.contains("model_tflops_per_gpu");
+  if (!s.legacy_flops) {
+    s.model_tflops_per_device = j.at("model_tflops_per_gpu").get<double>();
     s.percent_of_peak = j.at("percent_of_peak").get<double>();
     if (j.contains("percent_of_empirical_peak"))
       s.percent_of_empirical_peak = j["percent_of_empirical_peak"].get<double>();
-    s.hardware_tflops_per_device = j.at("hardware_tflops_per_device").get<double>();
-    s.percent_of_peak_hardware = j.at("percent_of_peak_hardware").get<double>();
     s.recomputation = j.at("flops_convention").at("recomputation").get<std::string>();
-  } else {
-    // Saved before paratwin told model from hardware FLOPs: its "model" figure counted the
-    // recomputed forward of full checkpointing ([narayanan2021megatron] eq. 3), so it is a hardware figure.
-    s.legacy_flops = true;
-    s.hardware_tflops_per_device = j.at("model_tflops_per_device").get<double>();
-    s.percent_of_peak_hardware = j.at("percent_of_peak").get<double>();
   }
+  s.hardware_tflops_per_device = j.at("hardware_tflops_per_gpu").get<double>();
+  s.percent_of_peak_hardware = j.at("percent_of_peak_hardware").get<double>();
   s.bubble_measured = j.at("bubble_fraction").at("measured").get<double>();
   s.bubble_analytical = j.at("bubble_fraction").at("analytical").get<double>();
   for (const auto& st : j.at("stages"))
-    s.stages.push_back({st.at("stage").get<int64_t>(), st.at("compute").get<double>(),
-                        st.at("exposed_comm").get<double>(), st.at("bubble").get<double>(),
-                        st.at("other_idle").get<double>()});
-  for (const auto& r : j.at("ranks_compute_exposed_bubble_other"))
+    s.stages.push_back({st.at("stage").get<int64_t>(), st.at("compute_s").get<double>(),
+                        st.at("exposed_comm_s").get<double>(), st.at("bubble_s").get<double>(),
+                        st.at("other_idle_s").get<double>()});
+  for (const auto& r : j.at("ranks_compute_exposed_bubble_other_s"))
     s.per_rank.push_back({r.at(0).get<double>(), r.at(1).get<double>(), r.at(2).get<double>(), r.at(3).get<double>()});
-  if (j.contains("collectives"))
-    for (const auto& c : j["collectives"])
-      s.collectives.push_back({kind_named(c.at("kind").get<std::string>()), c.at("algorithm").get<std::string>(),
-                               c.at("group").get<std::string>(), c.at("group_size").get<int64_t>(),
-                               c.at("count").get<int64_t>(), c.at("bytes").get<double>(), c.at("seconds").get<double>(),
-                               c.at("exposed_seconds").get<double>(),
-                               // absent from summaries saved before the arrival skew was told apart
-                               c.value("waiting_seconds", 0.0), c.value("call_seconds", -1.0)});
+  for (const auto& c : j.at("collectives"))
+    s.collectives.push_back({kind_named(c.at("kind").get<std::string>()), c.at("algorithm").get<std::string>(),
+                             c.at("group").get<std::string>(), c.at("group_size").get<int64_t>(),
+                             c.at("count").get<int64_t>(), c.at("bytes").get<double>(), c.at("total_s").get<double>(),
+                             c.at("exposed_s").get<double>(), c.at("waiting_s").get<double>(),
+                             c.value("call_s", -1.0)});
   const auto& m = j.at("memory");
-  s.max_bytes_per_rank = m.at("max_bytes_per_rank").get<double>();
+  s.max_bytes_per_rank = m.at("max_bytes_per_gpu").get<double>();
   s.device_bytes = m.at("device_bytes").get<double>();
   s.fits = m.at("fits").get<bool>();
   return s;

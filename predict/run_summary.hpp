@@ -98,13 +98,16 @@ RunSummary summarize(const workloads::Workload& w, const workloads::Program& pro
                      double iteration_seconds, const std::vector<RankRow>& ranks,
                      const std::vector<CollectiveRow>& collectives);
 
-// iteration_seconds, tokens_per_second, model_tflops_per_device and percent_of_peak (MFU; and of the
-// measured GEMM peak), hardware_tflops_per_device and percent_of_peak_hardware (HFU), flops_convention
-// (attention, recomputation), bubble_fraction, stages, ranks_compute_exposed_bubble_other, collectives
-// and memory. A legacy summary is written back as it was read.
+// The summary as `simulate --json` and `exec --json` write it (schemas/run-summary.schema.json, version
+// kSchemaVersion): schema_version, workload, machine, framework, ranks, iteration_s,
+// tokens_per_s, model_tflops_per_gpu and percent_of_peak (MFU; and of the measured GEMM peak),
+// hardware_tflops_per_gpu and percent_of_peak_hardware (HFU), flops_convention (attention,
+// recomputation), bubble_fraction, stages, ranks_compute_exposed_bubble_other_s, collectives and memory.
+// A legacy summary (legacy_flops) has no model figure.
 nlohmann::json to_json(const RunSummary& s);
-// The summary back from that document (a child process's result, or a saved one). A document without
-// hardware_tflops_per_device is a legacy one (legacy_flops). Throws nlohmann::json::exception when a
+// The summary back from that document (a child process's result; a user's saved one goes through
+// read_saved_summary, which also reads the names of summaries saved before version 1). A document
+// without model_tflops_per_gpu is a legacy one (legacy_flops). Throws nlohmann::json::exception when a
 // field is missing.
 RunSummary run_summary_from_json(const nlohmann::json& j);
 

@@ -25,13 +25,19 @@ double seconds(JsonReader& r, const std::string& key) {
   return r.number(key, std::nullopt, 0, kSummaryMaxSeconds);
 }
 
+// The key a figure is under: its name since schema version 1, or the one summaries saved before it used
+// (when only that one is there); errors name the current one.
+std::string named(const JsonReader& r, const std::string& now, const std::string& before) {
+  return !r.has(now) && r.has(before) ? before : now;
+}
+
 StageSummary stage(JsonReader& r, int64_t ranks) {
   StageSummary s;
   s.stage = r.integer("stage", std::nullopt, 0, ranks - 1);
-  s.compute = seconds(r, "compute");
-  s.exposed_comm = seconds(r, "exposed_comm");
-  s.bubble = seconds(r, "bubble");
-  s.other_idle = seconds(r, "other_idle");
+  s.compute = seconds(r, named(r, "compute_s", "compute"));
+  s.exposed_comm = seconds(r, named(r, "exposed_comm_s", "exposed_comm"));
+  s.bubble = seconds(r, named(r, "bubble_s", "bubble"));
+  s.other_idle = seconds(r, named(r, "other_idle_s", "other_idle"));
   return s;
 }
 
@@ -48,11 +54,13 @@ CollectiveSummary collective(JsonReader& r, int64_t ranks) {
   c.group_size = r.integer("group_size", std::nullopt, 1, ranks);
   c.count = r.integer("count", std::nullopt, 0, kSummaryMaxCalls);
   c.bytes = r.number("bytes", std::nullopt, 0, kSummaryMaxBytes);
-  c.seconds = seconds(r, "seconds");
-  c.exposed = seconds(r, "exposed_seconds");
-  // Absent from measured runs and from summaries saved before the arrival skew was told apart.
-  c.waiting = r.has("waiting_seconds") ? seconds(r, "waiting_seconds") : 0.0;
-  if (r.has("call_seconds")) c.call_seconds = seconds(r, "call_seconds");
+  c.seconds = seconds(r, named(r, "total_s", "seconds"));
+  c.exposed = seconds(r, named(r, "exposed_s", "exposed_seconds"));
+  // Absent from summaries saved before the arrival skew was told apart.
+  const auto waiting = named(r, "waiting_s", "waiting_seconds");
+  c.waiting = r.has(waiting) ? seconds(r, waiting) : 0.0;
+  const auto call = named(r, "call_s", "call_seconds");
+  if (r.has(call)) c.call_seconds = seconds(r, call);
   return c;
 }
 
@@ -65,18 +73,23 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     s.workload = r.string("workload");
     s.machine = r.string("machine");
     s.ranks = r.integer("ranks", std::nullopt, 1, kSummaryMaxRanks);
-    s.iteration_seconds = positive(r, "iteration_seconds", kSummaryMaxSeconds);
-    s.tokens_per_second = r.number("tokens_per_second", std::nullopt, 0, kSummaryMaxTokensPerSecond);
-    if (r.has("hardware_tflops_per_device")) {
-      s.model_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
-      s.percent_of_peak = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
-      s.hardware_tflops_per_device = r.number("hardware_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
+    s.iteration_seconds = positive(r, named(r, "iteration_s", "iteration_seconds"), kSummaryMaxSeconds);
+    s.tokens_per_second =
+        r.number(named(r, "tokens_per_s", "tokens_per_second"), std::nullopt, 0, kSummaryMaxTokensPerSecond);
+    if (r.has("hardware_tflops_per_gpu") || r.has("hardware_tflops_per_device")) {
+      s.hardware_tflops_per_device = r.number(named(r, "hardware_tflops_per_gpu", "hardware_tflops_per_device"),
+                                              std::nullopt, 0, kSummaryMaxTflops);
       s.percent_of_peak_hardware = r.number("percent_of_peak_hardware", std::nullopt, 0, kSummaryMaxPercent);
-      s.recomputation = r.object("flops_convention").choice("recomputation", {"none", "selective", "full"});
+      s.legacy_flops = !r.has("model_tflops_per_gpu") && !r.has("model_tflops_per_device");
+      if (!s.legacy_flops) {
+        s.model_tflops_per_device =
+            r.number(named(r, "model_tflops_per_gpu", "model_tflops_per_device"), std::nullopt, 0, kSummaryMaxTflops);
+        s.percent_of_peak = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
+        s.recomputation = r.object("flops_convention").choice("recomputation", {"none", "selective", "full"});
+      }
     } else {
       // Saved before model and hardware FLOPs were told apart: its "model" figure counted the recomputed
-      // forward of full checkpointing (Megatron SC21 eq. 3), so it is a hardware figure
-      // (run_summary_from_json reads it so too).
+      // forward of full checkpointing (Megatron SC21 eq. 3), so it is a hardware figure.
       s.legacy_flops = true;
       s.hardware_tflops_per_device = r.number("model_tflops_per_device", std::nullopt, 0, kSummaryMaxTflops);
       s.percent_of_peak_hardware = r.number("percent_of_peak", std::nullopt, 0, kSummaryMaxPercent);
@@ -90,7 +103,7 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     if (!r.has("stages")) r.fail("stages", "is required but missing");
     for (JsonReader& st : r.objects("stages")) s.stages.push_back(stage(st, s.ranks));
     if (s.stages.empty()) r.fail("stages", "= []: a run has at least one pipeline stage");
-    const std::string rows_key = "ranks_compute_exposed_bubble_other";
+    const std::string rows_key = named(r, "ranks_compute_exposed_bubble_other_s", "ranks_compute_exposed_bubble_other");
     if (!r.has(rows_key)) r.fail(rows_key, "is required but missing");
     const nlohmann::json& rows = doc.at(rows_key);
     if (!rows.is_array()) r.fail(rows_key, "expected an array of [compute, exposed, bubble, other] rows");
@@ -114,7 +127,8 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
     }
     for (JsonReader& c : r.objects("collectives")) s.collectives.push_back(collective(c, s.ranks));
     JsonReader memory = r.object("memory");
-    s.max_bytes_per_rank = memory.number("max_bytes_per_rank", std::nullopt, 0, kSummaryMaxBytes);
+    s.max_bytes_per_rank =
+        memory.number(named(memory, "max_bytes_per_gpu", "max_bytes_per_rank"), std::nullopt, 0, kSummaryMaxBytes);
     s.device_bytes = positive(memory, "device_bytes", kSummaryMaxBytes);
     s.fits = memory.boolean("fits");
   } catch (const InputError& e) {

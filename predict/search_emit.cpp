@@ -9,7 +9,7 @@ namespace paratwin::predict {
 namespace {
 
 bool simulated(const nlohmann::json& simulations, size_t index) {
-  return index < simulations.size() && simulations[index].contains("iteration_seconds");
+  return index < simulations.size() && simulations[index].contains("iteration_s");
 }
 
 // Letters, digits and dots kept; every other run of characters becomes one '-'.
@@ -51,7 +51,7 @@ workloads::Workload emitted_workload(const SearchSetting& s, const sim::SearchRe
   std::string times = printed("analytical %.4f s per iteration", c.estimate.iteration);
   if (c.analytical_rank != index + 1) times = printed("analytical rank %zu, ", c.analytical_rank) + times;
   if (simulated(simulations, index))
-    times += printed(", simulated %.4f s (%s fidelity%s)", simulations[index]["iteration_seconds"].get<double>(),
+    times += printed(", simulated %.4f s (%s fidelity%s)", simulations[index]["iteration_s"].get<double>(),
                      simulation ? simulation->choice.fidelity.c_str() : "?",
                      simulation && simulation->choice.fold ? ", folded" : "");
   w.description = printed(
@@ -79,11 +79,11 @@ std::vector<std::pair<std::string, std::string>> emitted_files(const std::string
     const std::string name = emitted_file_name(result, i);
     const auto w = emitted_workload(setting, result, i, simulation, simulations);
     files.emplace_back((fs::path(dir) / name).string(), workloads::to_json(w).dump(2) + "\n");
-    index += printed(
-        "%zu,%s,%s,%s,%.6g,%s,%.3f,%zu\n", i + 1, csv_field(name).c_str(), sim::to_string(c.family),
-        csv_field(c.label).c_str(), c.estimate.iteration,
-        simulated(simulations, i) ? printed("%.6g", simulations[i]["iteration_seconds"].get<double>()).c_str() : "",
-        c.estimate.memory.total() / (1024.0 * 1024.0 * 1024.0), c.analytical_rank);
+    index +=
+        printed("%zu,%s,%s,%s,%.6g,%s,%.3f,%zu\n", i + 1, csv_field(name).c_str(), sim::to_string(c.family),
+                csv_field(c.label).c_str(), c.estimate.iteration,
+                simulated(simulations, i) ? printed("%.6g", simulations[i]["iteration_s"].get<double>()).c_str() : "",
+                c.estimate.memory.total() / (1024.0 * 1024.0 * 1024.0), c.analytical_rank);
   }
   files.emplace_back((fs::path(dir) / "index.csv").string(), index);
   return files;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 #include "predict/prediction.hpp"
 #include "predict/search_emit.hpp"
 
@@ -60,8 +61,8 @@ std::string ranking_table(const sim::SearchResult& result, size_t top, const nlo
     if (i < simulated) {
       const auto& one = simulations[i];
       cell = "failed";
-      if (one.contains("iteration_seconds")) {
-        cell = printed("%.4f", one["iteration_seconds"].get<double>());
+      if (one.contains("iteration_s")) {
+        cell = printed("%.4f", one["iteration_s"].get<double>());
         try {
           const Prediction p = prediction_from_json(one);
           exposed = p.exposed_comm_seconds;
@@ -118,6 +119,7 @@ nlohmann::json simulate_candidates(const sim::SearchResult& result, size_t count
 nlohmann::json search_json(const SearchSetting& s, const sim::SearchResult& result,
                            const std::optional<SearchSimulation>& simulation, const nlohmann::json& simulations) {
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;  // schemas/search.schema.json
   j["workload"] = s.workload;
   j["machine"] = s.machine;
   j["gpus"] = s.gpus;

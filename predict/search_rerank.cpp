@@ -12,7 +12,7 @@ namespace paratwin::predict {
 namespace {
 
 bool succeeded(const nlohmann::json& simulation) {
-  return simulation.contains("iteration_seconds");
+  return simulation.contains("iteration_s");
 }
 
 double gib(double bytes) {
@@ -52,7 +52,7 @@ size_t rerank_by_simulation(sim::SearchResult& result, nlohmann::json& simulatio
     const bool ok_a = succeeded(simulations[a]), ok_b = succeeded(simulations[b]);
     if (ok_a != ok_b) return ok_a;
     if (!ok_a) return false;
-    return simulations[a]["iteration_seconds"].get<double>() < simulations[b]["iteration_seconds"].get<double>();
+    return simulations[a]["iteration_s"].get<double>() < simulations[b]["iteration_s"].get<double>();
   });
   std::vector<sim::Candidate> candidates;
   nlohmann::json reordered = nlohmann::json::array();

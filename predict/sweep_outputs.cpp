@@ -9,6 +9,7 @@
 
 #include "common/child_process.hpp"
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 #include "common/text_file.hpp"
 
 namespace paratwin::predict {
@@ -132,7 +133,7 @@ const std::vector<std::string>& sweep_columns() {
                                                    "model",
                                                    "iteration_s",
                                                    "tokens_per_s",
-                                                   "tflops_per_gpu",
+                                                   "model_tflops_per_gpu",
                                                    "percent_of_peak",
                                                    "hardware_tflops_per_gpu",
                                                    "percent_of_peak_hardware",
@@ -162,6 +163,7 @@ std::string sweep_csv(const std::vector<nlohmann::json>& rows) {
 
 nlohmann::json sweep_json(const SweepSpec& spec, const std::vector<nlohmann::json>& rows) {
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;  // schemas/sweep.schema.json
   j["name"] = spec.name;
   if (!spec.description.empty()) j["description"] = spec.description;
   j["spec"] = spec.file;

@@ -127,7 +127,7 @@ Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const wor
 void fill_from(nlohmann::json& row, const Prediction& p) {
   row["iteration_s"] = p.iteration_seconds;
   row["tokens_per_s"] = p.tokens_per_second;
-  row["tflops_per_gpu"] = p.model_tflops_per_device;
+  row["model_tflops_per_gpu"] = p.model_tflops_per_device;
   row["percent_of_peak"] = p.percent_of_peak;
   row["hardware_tflops_per_gpu"] = p.hardware_tflops_per_device;
   row["percent_of_peak_hardware"] = p.percent_of_peak_hardware;
@@ -154,7 +154,7 @@ nlohmann::json identity_row(const SweepSpec& spec, const SweepPoint& p, const st
     default:
       row["configuration"] = to_string(spec.configurations);
   }
-  for (const char* column : {"nodes", "global_batch", "iteration_s", "tokens_per_s", "tflops_per_gpu",
+  for (const char* column : {"nodes", "global_batch", "iteration_s", "tokens_per_s", "model_tflops_per_gpu",
                              "percent_of_peak", "hardware_tflops_per_gpu", "percent_of_peak_hardware", "compute_s",
                              "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits"})
     row[column] = nullptr;
@@ -197,7 +197,7 @@ std::string row_problem(const SweepSpec& spec, const SweepPoint& point, const nl
     if (!row[key].is_number_integer() || row[key].get<int64_t>() < 1)
       return std::string("row.") + key + " is not a positive integer";
   for (const char* key :
-       {"iteration_s", "tokens_per_s", "tflops_per_gpu", "percent_of_peak", "hardware_tflops_per_gpu",
+       {"iteration_s", "tokens_per_s", "model_tflops_per_gpu", "percent_of_peak", "hardware_tflops_per_gpu",
         "percent_of_peak_hardware", "compute_s", "exposed_comm_s", "bubble_s", "memory_gib_per_gpu"}) {
     const auto& v = row[key];
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)

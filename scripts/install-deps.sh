@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every build, test and plotting dependency of paratwin from Debian's packages, and the trace
-# viewer the tests load traces with (Chrome DevTools' trace engine, from npm at the version pinned in
-# tests/viewer/package-lock.json, into tests/viewer/node_modules).
+# Installs every build, test and plotting dependency of paratwin from Debian's packages, the trace viewer
+# the tests load traces with (Chrome DevTools' trace engine, from npm at the version pinned in
+# tests/viewer/package-lock.json, into tests/viewer/node_modules) and the JSON Schema validator the schema
+# tests run (Ajv, pinned in tests/schema/package-lock.json).
 # Idempotent: packages already present are left as they are; apt-get update runs only when
 # something is missing. CUDA, cuBLAS and NCCL are optional and are never installed here.
 set -euo pipefail
@@ -45,4 +46,14 @@ if ! cmp -s "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json
   cp "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json.installed"
 else
   echo "install-deps: trace viewer present"
+fi
+
+# Ajv, the JSON Schema validator the schema tests run (tests/schema): the locked version, likewise.
+schema="$(dirname "$0")/../tests/schema"
+if ! cmp -s "$schema/package-lock.json" "$schema/node_modules/.package-lock.json.installed" 2> /dev/null; then
+  echo "install-deps: installing the JSON Schema validator (tests/schema) from npm"
+  (cd "$schema" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp "$schema/package-lock.json" "$schema/node_modules/.package-lock.json.installed"
+else
+  echo "install-deps: JSON Schema validator present"
 fi

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/schema_version.hpp"
+
 namespace paratwin::workloads {
 
 namespace {
@@ -76,6 +78,7 @@ ProgramSummary summarize(const Program& p) {
 
 nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_memory) {
   nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;  // schemas/lower.schema.json
   j["workload"] = s.workload;
   if (!s.description.empty()) j["description"] = s.description;
   j["ranks"] = s.ranks;
@@ -106,15 +109,15 @@ nlohmann::json to_json(const ProgramSummary& s, std::optional<double> device_mem
     role["messages"] = {{"count", r.messages}, {"bytes", r.message_bytes}};
     role["parameters"] = r.params;
     const auto& m = r.memory;
-    role["memory"] = {{"weights", m.weights},
-                      {"gradients", m.gradients},
-                      {"optimizer", m.optimizer},
-                      {"host_optimizer", m.host_optimizer},
-                      {"gathered_weights", m.gathered_weights},
-                      {"activations", m.activations},
-                      {"comm_stash", m.comm_stash},
-                      {"loss_transient", m.loss_transient},
-                      {"total", m.total()}};
+    role["memory"] = {{"weights_bytes", m.weights},
+                      {"gradients_bytes", m.gradients},
+                      {"optimizer_bytes", m.optimizer},
+                      {"host_optimizer_bytes", m.host_optimizer},
+                      {"gathered_weights_bytes", m.gathered_weights},
+                      {"activations_bytes", m.activations},
+                      {"comm_stash_bytes", m.comm_stash},
+                      {"loss_transient_bytes", m.loss_transient},
+                      {"total_bytes", m.total()}};
     if (device_memory) role["memory"]["fits"] = m.total() <= *device_memory;
     j["roles"].push_back(role);
   }

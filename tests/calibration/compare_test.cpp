@@ -17,8 +17,8 @@ json summary(double iteration, const json& breakdown, const std::string& workloa
   return {{"workload", workload},
           {"machine", "localhost"},
           {"ranks", 2},
-          {"iteration_seconds", iteration},
-          {"ranks_compute_exposed_bubble_other", breakdown}};
+          {"iteration_s", iteration},
+          {"ranks_compute_exposed_bubble_other_s", breakdown}};
 }
 
 json event(const char* kind, int rank, int stream, double start_us, double duration_us) {
@@ -45,7 +45,7 @@ const pc::ClassRow* row(const pc::Comparison& c, const std::string& name) {
 
 TEST(Compare, ClassesPerRankAndErrors) {
   auto measured = summary(2.0, json::array({{1, 0.5, 0.25, 0}, {1, 0.25, 0.25, 0.5}}));
-  measured["iterations"] = {2.0, 2.5, 1.6};
+  measured["iterations_s"] = {2.0, 2.5, 1.6};
   measured["backend"] = "cpu";
   const auto predicted = summary(1.8, json::array({{1, 0.5, 0, 0}, {1, 0.5, 0, 0}}));
   const auto c = pc::compare_runs(predicted, trace(1.5), measured, trace(1.0), "p.json", "m.json");
@@ -76,7 +76,7 @@ TEST(Compare, ClassesPerRankAndErrors) {
 
 TEST(Compare, RefusesRunsOfDifferentWorkloadsOrFiles) {
   auto measured = summary(2.0, json::array({{1, 0, 0, 0}, {1, 0, 0, 0}}));
-  measured["iterations"] = {2.0};
+  measured["iterations_s"] = {2.0};
   const auto other = summary(1.0, json::array({{1, 0, 0, 0}, {1, 0, 0, 0}}), "other");
   try {
     pc::compare_runs(other, trace(1), measured, trace(1), "p.json", "m.json");
@@ -89,7 +89,7 @@ TEST(Compare, RefusesRunsOfDifferentWorkloadsOrFiles) {
   EXPECT_THROW(pc::compare_runs(predicted, json::object(), measured, trace(1), "p.json", "m.json"),
                paratwin::InputError);
   auto no_iterations = measured;
-  no_iterations.erase("iterations");
+  no_iterations.erase("iterations_s");
   EXPECT_THROW(pc::compare_runs(predicted, trace(1), no_iterations, trace(1), "p.json", "m.json"),
                paratwin::InputError);
 }

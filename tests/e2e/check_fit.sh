@@ -25,7 +25,7 @@ import json, sys
 d = sys.argv[1]
 points = []
 for w, cal in (("tiny-dp", True), ("tiny-pp-1f1b", False)):
-    t = json.load(open(f"{d}/{w}.out.json"))["iteration_seconds"]
+    t = json.load(open(f"{d}/{w}.out.json"))["iteration_s"]
     points.append({"label": w, "workload": f"{d}/{w}.json", "machine": "localhost", "published": t,
                    "where": "synthetic", "calibration": cal})
 json.dump({"suite": "synthetic", "title": "synthetic points", "source": {"publication": "none", "where": "made by the test"},

@@ -32,19 +32,30 @@ grep -Eq "^  model FLOPs +[0-9.]+ TFLOP/s per device = [0-9.]+% of [a-z0-9]+ pea
 grep -Eq "^  hardware FLOPs +[0-9.]+ TFLOP/s per device = [0-9.]+% of [a-z0-9]+ peak \(HFU, " <<<"$out" ||
   fail "no HFU line: $out"
 grep -q "both count the full s×s attention" <<<"$out" || fail "no attention convention: $out"
-grep -q '"hardware_tflops_per_device"' "$dir/new.json" || fail "no hardware_tflops_per_device in the JSON"
+grep -q '"hardware_tflops_per_gpu"' "$dir/new.json" || fail "no hardware_tflops_per_gpu in the JSON"
 
 # A summary saved by an older paratwin: one "model" figure that counted recomputation. compare shows it
 # as hardware FLOPs, its model FLOPs as unknown, and says so.
 python3 - "$dir/new.json" "$dir/old.json" <<'EOF' || fail "could not write the legacy summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["model_tflops_per_device"] = d["hardware_tflops_per_device"]
-d["percent_of_peak"] = d["percent_of_peak_hardware"]
-for key in ("hardware_tflops_per_device", "percent_of_peak_hardware", "flops_convention"):
+# The names before schema version 1, and its one FLOP figure.
+del d["schema_version"]
+d["iteration_seconds"] = d.pop("iteration_s")
+d["tokens_per_second"] = d.pop("tokens_per_s")
+d["ranks_compute_exposed_bubble_other"] = d.pop("ranks_compute_exposed_bubble_other_s")
+d["memory"]["max_bytes_per_rank"] = d["memory"].pop("max_bytes_per_gpu")
+for st in d["stages"]:
+    for key in ("compute", "exposed_comm", "bubble", "other_idle"):
+        st[key] = st.pop(key + "_s")
+d["model_tflops_per_device"] = d.pop("hardware_tflops_per_gpu")
+d["percent_of_peak"] = d.pop("percent_of_peak_hardware")
+for key in ("model_tflops_per_gpu", "flops_convention"):
     del d[key]
 for c in d.get("collectives", []):
-    del c["waiting_seconds"]
+    del c["waiting_s"]
+    c["seconds"] = c.pop("total_s")
+    c["exposed_seconds"] = c.pop("exposed_s")
 json.dump(d, open(sys.argv[2], "w"), indent=2)
 EOF
 out=$("$pt" compare "$dir/old.json" "$dir/new.json" 2>&1) || fail "compare of a legacy and a new summary: $out"

@@ -29,8 +29,8 @@ python3 - "$tmp/search.json" "$tmp/simulate.json" "$tmp/emit/$best" <<'PY' || fa
 import json, sys
 search, simulated, emitted = (json.load(open(p)) for p in sys.argv[1:4])
 best = search["ranked"][0]
-searched = best["simulated"]["iteration_seconds"]
-again = simulated["iteration_seconds"]
+searched = best["simulated"]["iteration_s"]
+again = simulated["iteration_s"]
 print(f"search: {best['configuration']} simulated {searched!r} s; simulate -w {best['file']}: {again!r} s")
 assert searched == again, (searched, again)
 assert best["workload"] == emitted, "--json's workload differs from the emitted file"

@@ -14,19 +14,19 @@ endfunction()
 # "stages": [] made compare exit 1 (a run summary without stages).
 compare_saved_case(summary_without_stages [=[b\.json: stages = \[\]: a run has at least one pipeline stage]=] [=['d["stages"] = []']=])
 # Times no run produces: negative, zero, 1e308 (whose differences overflowed into null in --json).
-compare_saved_case(summary_negative_iteration [=[b\.json: iteration_seconds = -1 is out of range]=]
-  [=['d["iteration_seconds"] = -1']=])
-compare_saved_case(summary_zero_iteration [=[b\.json: iteration_seconds = 0 is not a run's figure]=]
-  [=['d["iteration_seconds"] = 0']=])
-compare_saved_case(summary_huge_iteration [=[b\.json: iteration_seconds = 1e\+308 is out of range]=]
-  [=['d["iteration_seconds"] = 1e308']=])
-compare_saved_case(summary_negative_stage_time [=[b\.json: stages\[0\]\.compute = -0\.5 is out of range]=]
-  [=['d["stages"][0]["compute"] = -0.5']=])
-compare_saved_case(summary_huge_collective_time [=[b\.json: collectives\[0\]\.seconds = 1e\+308 is out of range]=]
-  [=['d["collectives"][0]["seconds"] = 1e308']=])
+compare_saved_case(summary_negative_iteration [=[b\.json: iteration_s = -1 is out of range]=]
+  [=['d["iteration_s"] = -1']=])
+compare_saved_case(summary_zero_iteration [=[b\.json: iteration_s = 0 is not a run's figure]=]
+  [=['d["iteration_s"] = 0']=])
+compare_saved_case(summary_huge_iteration [=[b\.json: iteration_s = 1e\+308 is out of range]=]
+  [=['d["iteration_s"] = 1e308']=])
+compare_saved_case(summary_negative_stage_time [=[b\.json: stages\[0\]\.compute_s = -0\.5 is out of range]=]
+  [=['d["stages"][0]["compute_s"] = -0.5']=])
+compare_saved_case(summary_huge_collective_time [=[b\.json: collectives\[0\]\.total_s = 1e\+308 is out of range]=]
+  [=['d["collectives"][0]["total_s"] = 1e308']=])
 compare_saved_case(summary_negative_rank_time
-  [=[b\.json: ranks_compute_exposed_bubble_other\[1\]\[2\] = -1 is out of range]=]
-  [=['d["ranks_compute_exposed_bubble_other"][1][2] = -1']=])
+  [=[b\.json: ranks_compute_exposed_bubble_other_s\[1\]\[2\] = -1 is out of range]=]
+  [=['d["ranks_compute_exposed_bubble_other_s"][1][2] = -1']=])
 # Groups of no rank, negative counts and sizes.
 compare_saved_case(summary_group_size_zero [=[b\.json: collectives\[0\]\.group_size = 0 is out of range \[1, 2\]]=]
   [=['d["collectives"][0]["group_size"] = 0']=])
@@ -35,15 +35,15 @@ compare_saved_case(summary_negative_count [=[b\.json: collectives\[0\]\.count = 
 compare_saved_case(summary_negative_bytes [=[b\.json: collectives\[0\]\.bytes = -1 is out of range]=]
   [=['d["collectives"][0]["bytes"] = -1']=])
 compare_saved_case(summary_negative_ranks [=[b\.json: ranks = -2 is out of range]=] [=['d["ranks"] = -2']=])
-compare_saved_case(summary_rows_not_per_rank [=[b\.json: ranks_compute_exposed_bubble_other: has 1 rows but "ranks" = 2]=]
-  [=['d["ranks_compute_exposed_bubble_other"].pop()']=])
+compare_saved_case(summary_rows_not_per_rank [=[b\.json: ranks_compute_exposed_bubble_other_s: has 1 rows but "ranks" = 2]=]
+  [=['d["ranks_compute_exposed_bubble_other_s"].pop()']=])
 compare_saved_case(summary_zero_device_memory [=[b\.json: memory\.device_bytes = 0 is not a run's figure]=]
   [=['d["memory"]["device_bytes"] = 0']=])
 compare_saved_case(summary_fits_not_boolean [=[b\.json: memory\.fits: expected true or false]=]
   [=['d["memory"]["fits"] = "yes"']=])
 # The first side is checked as strictly as the second.
-hostile_case(compare_summary_first_side_bad 2 [=[b\.json: iteration_seconds = -1 is out of range]=]
-  "${COMPARE_SAVED_SETUP}'d[\"iteration_seconds\"] = -1'" [=[$PT compare b.json a.json --json out.json]=])
+hostile_case(compare_summary_first_side_bad 2 [=[b\.json: iteration_s = -1 is out of range]=]
+  "${COMPARE_SAVED_SETUP}'d[\"iteration_s\"] = -1'" [=[$PT compare b.json a.json --json out.json]=])
 # --algorithm cannot re-run a saved summary.
 hostile_case(compare_summary_with_algorithm 2 [=[--algorithm: saved summaries are compared as they ran]=]
   "${COMPARE_SAVED_SETUP}'pass'" [=[$PT compare a.json b.json --algorithm all_reduce=tree --json out.json]=])

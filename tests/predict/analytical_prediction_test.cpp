@@ -48,7 +48,7 @@ TEST(AnalyticalPrediction, IsTheEstimateOfTheWorkloadsNodes) {
     if (c.group == "data") data += c.exposed;
   EXPECT_DOUBLE_EQ(p.exposed_data_seconds, data);
   // Its document is the search's analytical entry.
-  EXPECT_DOUBLE_EQ(pp::to_json(p)["iteration_seconds"].get<double>(), e.iteration);
+  EXPECT_DOUBLE_EQ(pp::to_json(p)["iteration_s"].get<double>(), e.iteration);
 }
 
 TEST(AnalyticalPrediction, LibraryAndPlacementChangeIt) {

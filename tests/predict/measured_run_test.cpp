@@ -68,9 +68,9 @@ TEST(MeasuredRun, TheSlowestRankTimesEachIterationAndCollectivesArePerRank) {
 
   const auto j = pp::to_json(run, "cpu", 1);
   EXPECT_EQ(j["backend"], "cpu");
-  EXPECT_EQ(j["warmup"], 1);
-  EXPECT_EQ(j["iterations"].size(), 3u);
-  EXPECT_DOUBLE_EQ(j["iteration_seconds"].get<double>(), 2.0);
+  EXPECT_EQ(j["warmup_iterations"], 1);
+  EXPECT_EQ(j["iterations_s"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["iteration_s"].get<double>(), 2.0);
 
   EXPECT_EQ(pp::measured_heading(run, "tiny", 2, "cpu", 1, "perlmutter"),
             "tiny on 2 ranks, cpu backend, framework " + run.summary.framework +

@@ -59,7 +59,7 @@ TEST(RunComparison, TableAndJson) {
   EXPECT_NE(table.find("-25.0 %"), std::string::npos) << table;
   const auto j = pp::comparison_json(a, b);
   EXPECT_EQ(j["a"]["label"], "frontier");
-  EXPECT_DOUBLE_EQ(j["b"]["summary"]["iteration_seconds"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(j["b"]["summary"]["iteration_s"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(j["rows"][0]["change_percent"].get<double>(), -25.0);
   bool absent = false;
   // Text rows (a collective's algorithm) have no change_percent: only figure rows are looked at.

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "predict/saved_summary.hpp"
 #include "predict/simulation_text.hpp"
 #include "tests/predict/tiny_pipeline.hpp"
 #include "topology/machine.hpp"
@@ -70,8 +71,8 @@ TEST(RunSummary, JsonDocumentRoundTrips) {
       pp::summarize(r.w, r.program, r.machine, 0.123456789, {{0.1, 0.01, 0.02, 0}, {0.11, 0, 0.005, 0.001}},
                     {{pw::OpKind::reduce_scatter, r.program.grid.mask("pipe"), "ring", 3, 1.5e6, 1e-4, 5e-5}});
   const auto j = pp::to_json(s);
-  EXPECT_EQ(j["collectives"][0]["overlapped_seconds"].get<double>(), 5e-5);
-  EXPECT_EQ(j["ranks_compute_exposed_bubble_other"].size(), 2u);
+  EXPECT_EQ(j["collectives"][0]["overlapped_s"].get<double>(), 5e-5);
+  EXPECT_EQ(j["ranks_compute_exposed_bubble_other_s"].size(), 2u);
   const auto back = pp::run_summary_from_json(j);
   EXPECT_EQ(pp::to_json(back).dump(), j.dump());
   EXPECT_EQ(back.busiest_stage().stage, 1);
@@ -116,28 +117,48 @@ TEST(RunSummary, ACollectivesTimePerCallIsItsOwnNotTheWaitForPeers) {
   EXPECT_DOUBLE_EQ(c.seconds_per_call(), 0.5e-3);
   EXPECT_DOUBLE_EQ(c.algbw(), 4e9);
   const auto j = pp::to_json(s);
-  EXPECT_EQ(j["collectives"][0]["waiting_seconds"].get<double>(), 3e-3);
-  EXPECT_EQ(j["collectives"][0]["call_seconds"].get<double>(), 2e-3);
+  EXPECT_EQ(j["collectives"][0]["waiting_s"].get<double>(), 3e-3);
+  EXPECT_EQ(j["collectives"][0]["call_s"].get<double>(), 2e-3);
   EXPECT_EQ(pp::to_json(pp::run_summary_from_json(j)).dump(), j.dump());
   // A measured collective knows neither: its own spans stand for its calls, and the JSON says nothing more.
   const auto m = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
                                {{pw::OpKind::all_reduce, pipe, "", 4, 8e6, 5e-3, 4e-3}});
   EXPECT_DOUBLE_EQ(m.collectives[0].seconds_per_call(), 1.25e-3);
-  EXPECT_FALSE(pp::to_json(m)["collectives"][0].contains("call_seconds"));
+  EXPECT_FALSE(pp::to_json(m)["collectives"][0].contains("call_s"));
 }
 
 TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
-  // A saved `simulate --json` of the old layout: one "model" figure that counted recomputation.
+  // A saved `simulate --json` of the oldest layout: the names before schema version 1, and one "model"
+  // figure that counted recomputation.
   const auto r = tiny_pipeline();
   auto j = pp::to_json(pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {}));
-  for (const char* key : {"hardware_tflops_per_device", "percent_of_peak_hardware", "flops_convention"}) j.erase(key);
+  for (const char* key : {"schema_version", "hardware_tflops_per_gpu", "percent_of_peak_hardware", "flops_convention",
+                          "model_tflops_per_gpu"})
+    j.erase(key);
+  j["iteration_seconds"] = j["iteration_s"];
+  j["tokens_per_second"] = j["tokens_per_s"];
+  j["ranks_compute_exposed_bubble_other"] = j["ranks_compute_exposed_bubble_other_s"];
+  j["memory"]["max_bytes_per_rank"] = j["memory"]["max_bytes_per_gpu"];
+  for (const char* key : {"iteration_s", "tokens_per_s", "ranks_compute_exposed_bubble_other_s"}) j.erase(key);
+  j["memory"].erase("max_bytes_per_gpu");
+  for (auto& st : j["stages"])
+    for (const std::string key : {"compute", "exposed_comm", "bubble", "other_idle"}) {
+      st[key] = st[key + "_s"];
+      st.erase(key + "_s");
+    }
   j["model_tflops_per_device"] = 123.0;
   j["percent_of_peak"] = 39.4;
-  const auto s = pp::run_summary_from_json(j);
+  const auto s = pp::read_saved_summary(j, "old.json");
   EXPECT_TRUE(s.legacy_flops);
+  EXPECT_DOUBLE_EQ(s.iteration_seconds, 1.0);
   EXPECT_DOUBLE_EQ(s.hardware_tflops_per_device, 123.0);
   EXPECT_DOUBLE_EQ(s.percent_of_peak_hardware, 39.4);
-  EXPECT_EQ(pp::to_json(s).dump(), j.dump());  // written back as it was read
+  // Written back under today's names, with the one figure it has: a hardware figure, no model figure.
+  const auto back = pp::to_json(s);
+  EXPECT_EQ(back["schema_version"], 1);
+  EXPECT_DOUBLE_EQ(back["hardware_tflops_per_gpu"].get<double>(), 123.0);
+  EXPECT_FALSE(back.contains("model_tflops_per_gpu"));
+  EXPECT_TRUE(pp::run_summary_from_json(back).legacy_flops);
   EXPECT_EQ(pp::flops_lines(s, "bf16"),
             "  hardware FLOPs        123 TFLOP/s per device = 39.4% of bf16 peak (HFU, saved by an older paratwin, "
             "recomputation counted)\n"

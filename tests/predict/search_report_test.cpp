@@ -112,13 +112,13 @@ TEST(SearchReport, OneTableWithTheSimulatedRowsReRanked) {
 
   // The second simulated faster than the first, the third failed: re-ranked 2, 1, then the failure.
   auto result = r;
-  nlohmann::json simulations = {{{"iteration_seconds", 3.0}}, {{"iteration_seconds", 2.5}}, {{"error", "it broke"}}};
+  nlohmann::json simulations = {{{"iteration_s", 3.0}}, {{"iteration_s", 2.5}}, {{"error", "it broke"}}};
   EXPECT_EQ(pp::rerank_by_simulation(result, simulations), 2u);
   EXPECT_EQ(result.ranked[0].label, r.ranked[1].label);
   EXPECT_EQ(result.ranked[0].analytical_rank, 2u);
   EXPECT_EQ(result.ranked[1].analytical_rank, 1u);
   EXPECT_EQ(result.ranked[2].analytical_rank, 3u);
-  EXPECT_EQ(simulations[0]["iteration_seconds"], 2.5);
+  EXPECT_EQ(simulations[0]["iteration_s"], 2.5);
   const auto table = pp::ranking_table(result, 1, simulations);
   EXPECT_EQ(lines(table), 1 + 3 + 1 + 1u) << table;  // header, the simulated rows beyond --top, more, the note
   EXPECT_NE(table.find("analytical rank"), std::string::npos) << table;
@@ -173,7 +173,7 @@ TEST(SearchReport, TheBestArePredictedOneByOneAndTheDocumentHasEveryConfiguratio
   const auto simulations = pp::simulate_candidates(s.result, 2, s.machine, options,
                                                    [&](const std::string& line) { progress.push_back(line); });
   ASSERT_EQ(simulations.size(), 2u);
-  EXPECT_NEAR(simulations[0]["iteration_seconds"].get<double>(), s.result.ranked[0].estimate.iteration, 1e-9);
+  EXPECT_NEAR(simulations[0]["iteration_s"].get<double>(), s.result.ranked[0].estimate.iteration, 1e-9);
   ASSERT_EQ(progress.size(), 4u);  // each one started, then done
   EXPECT_EQ(progress[0].rfind("simulating 1 of 2: ", 0), 0u) << progress[0];
   EXPECT_EQ(progress[3].rfind("simulated 2 of 2 in ", 0), 0u) << progress[3];
@@ -193,7 +193,7 @@ TEST(SearchReport, TheBestArePredictedOneByOneAndTheDocumentHasEveryConfiguratio
 
 TEST(SearchReport, EmittedWorkloadsRunAsTheyAreAndTheIndexListsThem) {
   const auto& s = searched();
-  const nlohmann::json simulations = {{{"iteration_seconds", 2.5}}};
+  const nlohmann::json simulations = {{{"iteration_s", 2.5}}};
   const std::optional<pp::SearchSimulation> how = pp::SearchSimulation{{"exact", false, "auto", true}, {}};
   const auto files = pp::emitted_files("out", s.setting, s.result, 3, how, simulations);
   ASSERT_EQ(files.size(), 4u);  // three workloads and the index

@@ -155,10 +155,11 @@ TEST_F(SweepRun, CsvJsonAndPlotsOfTheRows) {
   ASSERT_EQ(rows[i]["status"], "ok");
 
   const auto csv = pp::sweep_csv(rows);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "workload,machine,gpus,nodes,configuration,global_batch,model,iteration_s,tokens_per_s,tflops_per_gpu,"
-            "percent_of_peak,hardware_tflops_per_gpu,percent_of_peak_hardware,compute_s,exposed_comm_s,bubble_s,"
-            "memory_gib_per_gpu,fits,status,error");
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "workload,machine,gpus,nodes,configuration,global_batch,model,iteration_s,tokens_per_s,model_tflops_per_gpu,"
+      "percent_of_peak,hardware_tflops_per_gpu,percent_of_peak_hardware,compute_s,exposed_comm_s,bubble_s,"
+      "memory_gib_per_gpu,fits,status,error");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + static_cast<long>(rows.size()));
   EXPECT_EQ(pp::sweep_csv(rows), csv);  // the same rows, the same bytes
 
