@@ -18,7 +18,7 @@ CollectiveTimes::CollectiveTimes(const topology::Topology& topology, std::string
       placement_aware_(placement_aware),
       step_costs_(StepCosts::of(topology.machine(), library_)),
       tuner_(topology, library_, std::move(forced)) {
-  // Seed 002 eq. 5.7's β_inter: what one ring crossing between two nodes gets.
+  // [singh2025dissertation] eq. 5.7's β_inter: what one ring crossing between two nodes gets.
   for (const auto& nic : topology.machine().node.nics) flat_bandwidth_ = std::max(flat_bandwidth_, nic.bandwidth);
   if (flat_bandwidth_ <= 0)
     for (const auto& link : topology.machine().node.links) flat_bandwidth_ = std::max(flat_bandwidth_, link.bandwidth);
