@@ -14,17 +14,24 @@ elif git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 else
   mapfile -t files < <(find . -name '*.cpp' -o -name '*.hpp' | grep -v -E '^\./(build|tests/viewer|tests/lint/fixture)' | sed 's|^\./||')
 fi
-bad=0
-for f in "${files[@]}"; do
-  [[ -f $f ]] || continue
-  if ! clang-format --dry-run --Werror "$f" > /dev/null 2>&1; then
-    echo "$f: not formatted (clang-format -i $f):"
-    diff <(cat "$f") <(clang-format "$f") | head -n 6 | sed 's/^/  /'
-    bad=$((bad + 1))
-  fi
+present=()
+for f in "${files[@]}"; do [[ -f $f ]] && present+=("$f"); done
+# One clang-format for every file (it names each violation "FILE:LINE:COL: error: ..."), then a diff of
+# the first lines of each file it named.
+report=$(clang-format --dry-run --Werror "${present[@]}" 2>&1)
+status=$?
+mapfile -t named < <(grep -o -E '^[^:]+:[0-9]+:[0-9]+: error' <<<"$report" | cut -d: -f1 | sort -u)
+bad=${#named[@]}
+for f in "${named[@]}"; do
+  echo "$f: not formatted (clang-format -i $f):"
+  diff <(cat "$f") <(clang-format "$f") | head -n 6 | sed 's/^/  /'
 done
-if ((bad)); then
-  echo "check_format: $bad of ${#files[@]} files not formatted"
+if ((status != 0 && bad == 0)); then
+  echo "check_format: clang-format failed: $report" | head -n 5
   exit 1
 fi
-echo "check_format: ${#files[@]} files formatted"
+if ((bad)); then
+  echo "check_format: $bad of ${#present[@]} files not formatted"
+  exit 1
+fi
+echo "check_format: ${#present[@]} files formatted"
