@@ -61,12 +61,7 @@ int micro(const CalibrateArgs& a) {
       throw InputError("mpirun -np",
                        "= " + std::to_string(size) + ": use 1, 2 or an even number of ranks (groups of 2 and of all)");
     const auto machine = topology::resolve_machine(a.machine);
-    std::unique_ptr<exec::Backend> backend;
-    try {
-      backend = exec::make_backend(a.backend);
-    } catch (const std::invalid_argument& e) {
-      throw InputError("--backend", e.what());
-    }
+    std::unique_ptr<exec::Backend> backend = exec::make_backend(a.backend);  // InputError naming --backend
     calibration::MicroOptions options;
     options.quick = a.quick;
     options.repeats = a.repeats;

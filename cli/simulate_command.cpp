@@ -103,7 +103,8 @@ int run_simulate(const SimulateArgs& a) {
   std::fprintf(stderr, "paratwin simulate: %s\n", predict::describe(choice, w.total_ranks()).c_str());
   predict::PointOptions options;
   options.nodes = a.nodes;
-  options.fidelity = a.fidelity;  // predict makes the same choice and records it
+  options.fidelity = a.fidelity;
+  options.fidelity_choice = choice;  // made once, here, and recorded by predict
   options.library = a.library;
   options.profile = a.profile;
   options.algorithms = a.algorithms;

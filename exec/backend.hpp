@@ -51,9 +51,9 @@ class BackendUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Backends by name: "cpu" (always), "cuda" (when built with CUDA, NCCL and cuBLAS). Throws
-// std::invalid_argument naming the backends this build has, and BackendUnavailable when "cuda"'s
-// plugin cannot be loaded.
+// Backends by name: "cpu" (always), "cuda" (when built with CUDA, NCCL and cuBLAS). Throws InputError
+// naming --backend and the backends this build has, and BackendUnavailable when "cuda"'s plugin cannot be
+// loaded.
 std::unique_ptr<Backend> make_backend(const std::string& name);
 std::vector<std::string> backend_names();
 

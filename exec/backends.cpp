@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/input_error.hpp"
 #include "exec/backend.hpp"
 #include "exec/cpu_backend.hpp"
 
@@ -67,7 +68,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name) {
 #endif
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("backend \"" + name + "\" is not built into this paratwin (available: " + known + ")");
+  throw InputError("--backend", "backend \"" + name + "\" is not built into this paratwin (available: " + known + ")");
 }
 
 }  // namespace paratwin::exec

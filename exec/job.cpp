@@ -203,7 +203,7 @@ int open_backend(const JobOptions& a, const workloads::Program& program, int ran
   int mine = 0;  // this rank's exit status; every rank ends with the worst
   try {
     backend = make_backend(a.backend);
-  } catch (const std::invalid_argument& e) {
+  } catch (const InputError& e) {
     problem = e.what();
     mine = kExitBadInput;
   } catch (const std::exception& e) {

@@ -26,10 +26,8 @@ void check_sides(const CompareSide& a, const CompareSide& b) {
        {std::pair{&a, false}, std::pair{&b, false}, std::pair{&a, true}, std::pair{&b, true}}) {
     try {
       check_point(s->workload, s->machine, s->options, lower);
-    } catch (const InputError& e) {
+    } catch (const InputError& e) {  // the machine holding fewer devices than the workload needs among them
       throw on_side(*s, e);
-    } catch (const std::invalid_argument& e) {  // the machine holds fewer devices than the workload needs
-      throw InputError(s->name + " (" + s->operand + ")", e.what());
     }
   }
 }

@@ -55,7 +55,8 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   require_fp8_rate(w, full);
   const int64_t nodes = nodes_to_simulate(w, full, options);
   const auto machine = full.slice(nodes);
-  const auto choice = choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
+  const auto choice = options.fidelity_choice ? *options.fidelity_choice
+                                              : choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
   const auto algorithms = parse_algorithms(options.algorithms);
   const auto step = [&](const std::string& what) {
     if (options.step) options.step(what);
@@ -74,11 +75,7 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   sim_options.fold = choice.fold;
   sim_options.library = library;
   sim_options.algorithms = algorithms;
-  try {
-    sim::check_algorithms(program, sim_options);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--algorithm", e.what());
-  }
+  if (const auto why = sim::check_algorithms(program, sim_options); !why.empty()) throw InputError("--algorithm", why);
   std::vector<std::string> warnings;
   for (const auto& [kind, algorithm] : algorithms) {
     bool used = false;
@@ -149,9 +146,10 @@ Prediction estimate(const workloads::Workload& w, const topology::Machine& machi
   analytical.library = library;
   analytical.placement_aware = options.placement_aware;
   if (options.nodes > 0 && options.nodes != nodes_for(machine, w.total_ranks()))
-    throw std::invalid_argument("the analytical model predicts a workload on the nodes that hold its ranks (" +
-                                std::to_string(nodes_for(machine, w.total_ranks())) + "), not on " +
-                                std::to_string(options.nodes));
+    throw InputError("--nodes",
+                     "= " + std::to_string(options.nodes) +
+                         ", but the analytical model predicts a workload on the nodes that hold its ranks (" +
+                         std::to_string(nodes_for(machine, w.total_ranks())) + ")");
   return prediction_of(sim::estimate(w, topology_for(machine, w.total_ranks(), library), analytical), w.total_ranks());
 }
 
@@ -175,8 +173,8 @@ int64_t nodes_for(const topology::Machine& machine, int64_t devices) {
 topology::Topology topology_for(const topology::Machine& machine, int64_t devices, const std::string& library) {
   const int64_t nodes = nodes_for(machine, devices);
   if (nodes > machine.network.nodes)
-    throw std::invalid_argument(std::to_string(devices) + " GPUs exceed " + machine.name + "'s " +
-                                std::to_string(machine.total_devices()) + " devices");
+    throw InputError("--machine", machine.name + " has " + std::to_string(machine.total_devices()) +
+                                      " devices, not the " + std::to_string(devices) + " GPUs asked for");
   return topology::Topology(machine.slice(nodes), sim::topology_options(library));
 }
 
@@ -191,11 +189,7 @@ void check_point(const workloads::Workload& w, const topology::Machine& full, co
   workloads::LowerOptions lower_options;
   lower_options.devices_per_node = full.slice(nodes).devices_per_node();
   const auto program = workloads::lower(w, lower_options);
-  try {
-    sim::check_algorithms(program, sim_options);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--algorithm", e.what());
-  }
+  if (const auto why = sim::check_algorithms(program, sim_options); !why.empty()) throw InputError("--algorithm", why);
 }
 
 Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options) {

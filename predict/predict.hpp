@@ -4,10 +4,12 @@
 // engine per process, so callers that predict many points run each in a child (predict_in_child).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "predict/fidelity.hpp"
 #include "predict/prediction.hpp"
 #include "topology/machine.hpp"
 #include "topology/topology.hpp"
@@ -17,11 +19,14 @@ namespace paratwin::predict {
 
 struct PointOptions {
   Model model = Model::simulate;
-  int64_t nodes = 0;                    // a slice of this many nodes; 0: as many as the workload needs
-  std::string library;                  // empty: the machine profile's
-  bool placement_aware = true;          // analytical: load the machine's links with every group's rings
-  std::string fidelity = "auto";        // simulate: "auto", "exact" or "fast"
-  bool fold = false;                    // simulate: with "auto", fold whatever the rank count
+  int64_t nodes = 0;              // a slice of this many nodes; 0: as many as the workload needs
+  std::string library;            // empty: the machine profile's
+  bool placement_aware = true;    // analytical: load the machine's links with every group's rings
+  std::string fidelity = "auto";  // simulate: "auto", "exact" or "fast"
+  bool fold = false;              // simulate: with "auto", fold whatever the rank count
+  // simulate: the choice of fidelity already made from `fidelity` and `fold` where the user gave them
+  // (the CLI prints it before anything slow); unset: predict makes it.
+  std::optional<FidelityChoice> fidelity_choice;
   std::vector<std::string> algorithms;  // simulate: "KIND=ALGORITHM" overrides
   std::string profile;                  // the profile the caller applied to the machine, recorded
   std::ostream* trace = nullptr;        // simulate: stream a Chrome trace here as the simulation runs

@@ -31,7 +31,7 @@ workloads::OpKind op_kind(const std::string& name) {
   using workloads::OpKind;
   const auto kind = workloads::parse_op_kind(name);
   if (!kind || !(*kind == OpKind::all_gather || *kind == OpKind::reduce_scatter || *kind == OpKind::all_reduce))
-    throw std::invalid_argument("unknown collective kind " + name);
+    throw InputError("", "unknown collective kind " + name);
   return *kind;
 }
 
@@ -149,10 +149,10 @@ nlohmann::json with_value(nlohmann::json doc, const std::string& key, double val
   for (size_t dot = key.find('.'); dot != std::string::npos; start = dot + 1, dot = key.find('.', start)) {
     const std::string part = key.substr(start, dot - start);
     if (!node->is_object() || !node->contains(part))
-      throw std::invalid_argument("sensitivity key " + key + ": the workload has no " + key.substr(0, dot));
+      throw InputError("", "sensitivity key " + key + ": the workload has no " + key.substr(0, dot));
     node = &(*node)[part];
   }
-  if (!node->is_object()) throw std::invalid_argument("sensitivity key " + key + " does not name an object's member");
+  if (!node->is_object()) throw InputError("", "sensitivity key " + key + " does not name an object's member");
   const std::string leaf = key.substr(start);
   if (value == std::floor(value) && std::abs(value) < 9e15)
     (*node)[leaf] = static_cast<int64_t>(value);

@@ -95,11 +95,8 @@ SearchInputs read_inputs(const SearchRun& a) {
   const FidelityChoice choice = choose_fidelity(a.gpus, a.fidelity, a.fold);
   parse_algorithms(a.algorithms);
   auto topology = topology_for(machine, a.gpus, library);
-  try {
-    sim::families_for(base, families_of(a.family));
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--family", e.what());
-  }
+  if (const auto why = sim::families_problem(base, families_of(a.family)); !why.empty())
+    throw InputError("--family", why);
   return {vary, std::move(base), std::move(machine), library, choice, std::move(topology)};
 }
 
@@ -114,12 +111,7 @@ sim::SearchResult rank_configurations(const SearchRun& a, const SearchInputs& in
   options.model.library = in.library;
   RankingProgress ranking(!a.no_progress);
   options.progress = [&ranking](const sim::SearchProgress& p) { ranking.update(p); };
-  sim::SearchResult result;
-  try {
-    result = sim::search(in.base, in.topology, options);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--family", e.what());
-  }
+  sim::SearchResult result = sim::search(in.base, in.topology, options);  // inputs checked in search_inputs
   ranking.finish(result);
   return result;
 }

@@ -87,9 +87,8 @@ int64_t scaled_global_batch(const workloads::Workload& base, Scaling scaling, in
   if (scaling == Scaling::strong) return batch;
   const int64_t ranks = base.total_ranks();
   if ((batch * gpus) % ranks != 0)
-    throw std::invalid_argument("weak scaling: the global batch " + std::to_string(batch) + " × " +
-                                std::to_string(gpus) + " GPUs / the workload's " + std::to_string(ranks) +
-                                " GPUs is not an integer");
+    throw InputError("", "weak scaling: the global batch " + std::to_string(batch) + " × " + std::to_string(gpus) +
+                             " GPUs / the workload's " + std::to_string(ranks) + " GPUs is not an integer");
   return batch * gpus / ranks;
 }
 
@@ -112,8 +111,8 @@ Configured configure_fixed(const SweepSpec& spec, const SweepPoint& p, const wor
   }
   const int64_t mp = model_parallel_size(doc["parallelism"]);
   if (p.gpus % mp != 0)
-    throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " is not a multiple of the model-parallel size " +
-                                std::to_string(mp) + " (tensor × expert × pipeline ranks of one replica)");
+    throw InputError("gpus", "= " + std::to_string(p.gpus) + " is not a multiple of the model-parallel size " +
+                                 std::to_string(mp) + " (tensor × expert × pipeline ranks of one replica)");
   doc["parallelism"]["data"]["size"] = p.gpus / mp;
   doc["training"]["global_batch"] = global_batch;
   Configured c;
@@ -250,8 +249,8 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
     const auto machine = load_machine(spec.machine_refs[p.machine]);
     const int64_t nodes = nodes_for(machine, p.gpus);
     if (nodes > machine.network.nodes)
-      throw std::invalid_argument("gpus = " + std::to_string(p.gpus) + " exceeds " + machine.name + "'s " +
-                                  std::to_string(machine.total_devices()) + " devices");
+      throw InputError("gpus", "= " + std::to_string(p.gpus) + " exceeds " + machine.name + "'s " +
+                                   std::to_string(machine.total_devices()) + " devices");
     row["nodes"] = nodes;
     const int64_t global_batch = scaled_global_batch(base, spec.scaling, p.gpus);
     row["global_batch"] = global_batch;
@@ -264,11 +263,12 @@ nlohmann::json evaluate_point(const SweepSpec& spec, const SweepPoint& p) {
       sim::SearchOptions options;
       options.gpus = p.gpus;
       options.model.library = library;
+      if (const auto why = sim::families_problem(scaled, options.families); !why.empty()) throw InputError("", why);
       const auto result = sim::search(scaled, topology_for(machine, p.gpus, library), options);
       if (result.ranked.empty())
-        throw std::invalid_argument("no configuration of " + std::to_string(p.gpus) + " GPUs fits in memory (" +
-                                    std::to_string(result.rejected.size()) + " too large, " +
-                                    std::to_string(result.invalid.size()) + " invalid)");
+        throw InputError("", "no configuration of " + std::to_string(p.gpus) + " GPUs fits in memory (" +
+                                 std::to_string(result.rejected.size()) + " too large, " +
+                                 std::to_string(result.invalid.size()) + " invalid)");
       configured.workload = result.ranked.front().workload;
       configured.label = std::string(sim::to_string(result.ranked.front().family)) + " " + result.ranked.front().label;
     } else {

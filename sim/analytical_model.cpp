@@ -192,8 +192,9 @@ AnalyticalEstimate AnalyticalModel::estimate(const workloads::Workload& w, bool 
   workloads::validate(w);
   const auto& machine = topology_.machine();
   if (w.total_ranks() > topology_.devices())
-    throw std::invalid_argument(w.name + " needs " + std::to_string(w.total_ranks()) + " devices but " + machine.name +
-                                " (as given) has " + std::to_string(topology_.devices()));
+    // A precondition its callers check where the user gives workload and machine (predict, search).
+    throw std::logic_error("estimate: " + w.name + " needs " + std::to_string(w.total_ranks()) + " devices but " +
+                           machine.name + " (as given) has " + std::to_string(topology_.devices()));
   const auto& pp = w.parallel.pipeline;
   const int64_t m = w.micro_batches();
   // Lower as few micro-batches as show the steady state, then scale the micro-batches' part to m:

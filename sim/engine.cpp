@@ -16,25 +16,25 @@ namespace {
 constexpr int64_t kGuardedActors = 16384;
 }  // namespace
 
-void check_algorithms(const workloads::Program& program, const SimOptions& options) {
+std::string check_algorithms(const workloads::Program& program, const SimOptions& options) {
   for (const Role& role : program.roles)
     for (const Op& op : role.ops) {
       const auto it = options.algorithms.find(op.kind);
       if (it == options.algorithms.end() || !workloads::is_collective(op.kind)) continue;
       const int64_t p = program.grid.group_size(op.group);
       if (spec(it->second).power_of_two_groups && (p & (p - 1)) != 0)
-        throw std::invalid_argument(std::string(workloads::to_string(op.kind)) + "=" + to_string(it->second) +
-                                    " needs power-of-two groups, but " + role.name + "'s op \"" + op.name +
-                                    "\" runs over group \"" + program.grid.mask_name(op.group) + "\" of " +
-                                    std::to_string(p) + " members");
+        return std::string(workloads::to_string(op.kind)) + "=" + to_string(it->second) +
+               " needs power-of-two groups, but " + role.name + "'s op \"" + op.name + "\" runs over group \"" +
+               program.grid.mask_name(op.group) + "\" of " + std::to_string(p) + " members";
     }
+  return "";
 }
 
 SimResult simulate(const workloads::Program& program, const topology::Topology& topology, const SimOptions& options) {
-  check_algorithms(program, options);
+  // Preconditions checked where the user gives the workload, machine and algorithms (predict).
   if (program.grid.size() > topology.devices())
-    throw std::invalid_argument("the program has " + std::to_string(program.grid.size()) +
-                                " ranks but the machine only " + std::to_string(topology.devices()) + " devices");
+    throw std::logic_error("simulate: the program has " + std::to_string(program.grid.size()) +
+                           " ranks but the machine only " + std::to_string(topology.devices()) + " devices");
   detail::EngineState shared(program, topology, options);
   const RunEstimate estimate = estimate_run(shared);
   if (options.before_run) options.before_run(estimate);

@@ -81,9 +81,10 @@ struct SimResult {
   std::string fold_note;       // why the program was not folded (fast fidelity)
 };
 
-// Throws std::invalid_argument naming the op and group when an algorithm of `options` cannot run one of
-// the program's collectives (recursive doubling/halving on a group that is not a power of two).
-void check_algorithms(const workloads::Program& program, const SimOptions& options);
+// Why an algorithm of `options` cannot run one of the program's collectives (recursive doubling/halving on
+// a group that is not a power of two), naming the op and group; empty when all can. Checked once, where
+// the algorithms are given (predict, --algorithm): simulate() takes them as checked.
+std::string check_algorithms(const workloads::Program& program, const SimOptions& options);
 
 // Simulates one iteration of `program` on `topology`'s machine. A SimGrid Engine must exist (one per
 // process) and be configured with topology::configure_engine; the platform is built here.

@@ -145,27 +145,42 @@ void search_configuration(const Configuration& c, size_t index, AnalyticalModel&
 
 }  // namespace
 
-std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked) {
-  std::vector<Family> families = asked;
+namespace {
+
+std::vector<Family> applying(const workloads::Workload& base, const std::vector<Family>& asked,
+                             std::vector<Family>& families) {
+  families = asked;
   if (families.empty()) families = {Family::four_d, Family::ptdp, Family::ted};
   std::vector<Family> used;
   for (Family f : families)
     if (applies(f, base)) used.push_back(f);
-  if (used.empty()) {
-    std::string names;
-    for (Family f : families) names += std::string(names.empty() ? "" : ", ") + to_string(f);
-    throw std::invalid_argument(
-        "no asked family (" + names + ") can train " + base.name +
-        (base.model.moe.enabled() ? ": an MoE model needs ted or ptdp" : ": a dense model needs 4d or ptdp"));
-  }
+  return used;
+}
+
+}  // namespace
+
+std::string families_problem(const workloads::Workload& base, const std::vector<Family>& asked) {
+  std::vector<Family> families;
+  if (!applying(base, asked, families).empty()) return "";
+  std::string names;
+  for (Family f : families) names += std::string(names.empty() ? "" : ", ") + to_string(f);
+  return "no asked family (" + names + ") can train " + base.name +
+         (base.model.moe.enabled() ? ": an MoE model needs ted or ptdp" : ": a dense model needs 4d or ptdp");
+}
+
+std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked) {
+  std::vector<Family> families;
+  auto used = applying(base, asked, families);
+  if (used.empty()) throw std::logic_error(families_problem(base, asked));
   return used;
 }
 
 SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options) {
-  if (options.gpus <= 0) throw std::invalid_argument("the number of GPUs must be positive");
+  // Preconditions the callers check where the user gives them (search's --gpus, a sweep's gpus).
+  if (options.gpus <= 0) throw std::logic_error("search: the number of GPUs must be positive");
   if (options.gpus > topology.devices())
-    throw std::invalid_argument("the machine (as given) has " + std::to_string(topology.devices()) + " devices, not " +
-                                std::to_string(options.gpus));
+    throw std::logic_error("search: the machine (as given) has " + std::to_string(topology.devices()) +
+                           " devices, not " + std::to_string(options.gpus));
   const std::vector<Family> used = families_for(base, options.families);
   // One model for all: its caches (collective times, GEMM times) serve every configuration.
   AnalyticalModel model(topology, options.model);

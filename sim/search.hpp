@@ -90,12 +90,16 @@ struct SearchResult {
                         // skipped + broken
 };
 
-// The families of `asked` (empty: all) that can train the base workload's model; throws
-// std::invalid_argument naming what the model needs when none can.
+// Why no family of `asked` (empty: all) can train the base workload's model, naming what it needs; empty
+// when one can. The callers check it where the families are asked for (search's --family, a sweep's best
+// configuration), so that the user's error is theirs to name.
+std::string families_problem(const workloads::Workload& base, const std::vector<Family>& asked);
+// The families of `asked` (empty: all) that can train the base workload's model; families_problem must be
+// empty (std::logic_error otherwise).
 std::vector<Family> families_for(const workloads::Workload& base, const std::vector<Family>& asked);
 
-// `topology` must cover at least options.gpus devices. Throws std::invalid_argument when no family
-// applies (e.g. TED for a dense model) or gpus is not positive.
+// `topology` must cover options.gpus devices (positive) and a family must apply (families_problem empty):
+// the callers check both where the user gives them; std::logic_error otherwise.
 SearchResult search(const workloads::Workload& base, const topology::Topology& topology, const SearchOptions& options);
 
 }  // namespace paratwin::sim

@@ -69,12 +69,14 @@ TEST(AnalyticalPrediction, PointsThatCannotBePredicted) {
   try {
     pp::predict(w, tiny, analytical());
     FAIL() << "32 GPUs predicted on a 4-rank machine";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("32 GPUs exceed localhost's 4 devices"), std::string::npos) << e.what();
+  } catch (const paratwin::InputError& e) {
+    EXPECT_EQ(e.path(), "--machine");
+    EXPECT_NE(std::string(e.what()).find("localhost has 4 devices, not the 32 GPUs asked for"), std::string::npos)
+        << e.what();
   }
   auto o = analytical();
   o.nodes = 100;  // the analytical model runs on the nodes the ranks fill
-  EXPECT_THROW(pp::predict(w, pp::load_machine("perlmutter"), o), std::invalid_argument);
+  EXPECT_THROW(pp::predict(w, pp::load_machine("perlmutter"), o), paratwin::InputError);
   EXPECT_ANY_THROW(pp::load_machine("no-such-machine"));
 }
 
@@ -89,5 +91,5 @@ TEST(AnalyticalPrediction, OneCollectiveInClosedForm) {
   // A ring all-gather of 1 GiB output across 8 nodes cannot beat the nodes' NICs (4 x 25 GB/s).
   EXPECT_GT(large, (1 << 30) * (31.0 / 32) / 100e9);
   EXPECT_THROW(pp::collective_seconds(machine, pw::OpKind::all_gather, 1 << 20, 1 << 20, "nccl", pp::Model::analytical),
-               std::invalid_argument);
+               paratwin::InputError);
 }
