@@ -7,25 +7,25 @@
 #include <filesystem>
 #include <memory>
 
-#include "calibration/validation.hpp"
 #include "cli/commands.hpp"
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/source_tree.hpp"
 #include "common/text_file.hpp"
-#include "predict/accuracy_ratchet.hpp"
-#include "predict/baselines.hpp"
-#include "predict/kernel_fit_report.hpp"
-#include "predict/reference_points.hpp"
 #include "predict/report_guard.hpp"
+#include "validation/accuracy_ratchet.hpp"
+#include "validation/baselines.hpp"
+#include "validation/kernel_fit_report.hpp"
+#include "validation/reference_points.hpp"
+#include "validation/report.hpp"
 
 namespace paratwin::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-using calibration::ReferenceSuite;
+using validation::ReferenceSuite;
 
 struct CommonArgs {
   std::string reference;  // empty: results/reference of paratwin's sources (common/source_tree.hpp)
@@ -48,19 +48,19 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
 
 std::vector<ReferenceSuite> selected_suites(const CommonArgs& a) {
   const std::string reference = a.reference.empty() ? source_path("results/reference") : a.reference;
-  auto all = calibration::load_reference_dir(reference);
-  if (!a.machines.empty()) predict::check_machine_folder(a.machines);
-  return calibration::select_reference_suites(std::move(all), a.suites, reference);
+  auto all = validation::load_reference_dir(reference);
+  if (!a.machines.empty()) validation::check_machine_folder(a.machines);
+  return validation::select_reference_suites(std::move(all), a.suites, reference);
 }
 
-predict::ReferenceOptions reference_options(const CommonArgs& a) {
-  predict::ReferenceOptions options;
+validation::ReferenceOptions reference_options(const CommonArgs& a) {
+  validation::ReferenceOptions options;
   options.machines = a.machines;
   options.jobs = a.jobs;
   return options;
 }
 
-using predict::kSimulateEveryPoint;
+using validation::kSimulateEveryPoint;
 
 struct ValidateArgs {
   CommonArgs common;
@@ -77,15 +77,15 @@ struct ValidateArgs {
 
 int run_fit(const ValidateArgs& a) {
   const auto suites = selected_suites(a.common);
-  const auto gpus = predict::point_gpus(suites);
-  for (const auto& [framework, points] : predict::fit_points(suites, a.fit_machine, a.framework)) {
-    const auto fit = predict::plan_fit(framework, a.fit_machine, points);
-    std::printf("%s", predict::fit_heading(fit).c_str());
+  const auto gpus = validation::point_gpus(suites);
+  for (const auto& [framework, points] : validation::fit_points(suites, a.fit_machine, a.framework)) {
+    const auto fit = validation::plan_fit(framework, a.fit_machine, points);
+    std::printf("%s", validation::fit_heading(fit).c_str());
     std::fprintf(stderr, "paratwin validate --fit: %s: fitting to %zu point(s)\n", framework.c_str(),
                  fit.fit_set.size());
-    predict::KernelEfficiencyFit fitter(suites, gpus, framework, reference_options(a.common), a.simulate_up_to);
-    const auto outcome = predict::run_fit(suites, fitter, fit, a.model,
-                                          [](const std::string& text) { std::printf("%s", text.c_str()); });
+    validation::KernelEfficiencyFit fitter(suites, gpus, framework, reference_options(a.common), a.simulate_up_to);
+    const auto outcome = validation::run_fit(suites, fitter, fit, a.model,
+                                             [](const std::string& text) { std::printf("%s", text.c_str()); });
     if (a.write && !fit.declared) {
       // Fitted to every point, the profile would then be judged on the points it was fitted to.
       std::printf(
@@ -100,9 +100,9 @@ int run_fit(const ValidateArgs& a) {
       const auto path = source_path("workloads/frameworks/" + framework + ".json");
       if (!fs::exists(path))
         throw InputError("--write", path + " not found: the sources paratwin was built from are needed");
-      write_file_atomically(
-          path, predict::profile_with_kernel_efficiency(read_text_file<InputError>(path), outcome.after, a.fit_machine,
-                                                        outcome.fitted_after));
+      write_file_atomically(path,
+                            validation::profile_with_kernel_efficiency(read_text_file<InputError>(path), outcome.after,
+                                                                       a.fit_machine, outcome.fitted_after));
       std::printf("  wrote %s\n", path.c_str());
     } else {
       std::printf("  (--write puts %.3f into workloads/frameworks/%s.json)\n", outcome.after, framework.c_str());
@@ -118,14 +118,14 @@ int run_validate(const ValidateArgs& a) {
   for (const auto& suite : suites) names.push_back(suite.name);
   predict::refuse_partial_report(a.out, names, "--out");
   prepare_output_folder(a.out, "--out");  // inputs first: a bad one leaves no folder behind
-  const auto gpus = predict::point_gpus(suites);
-  const auto tasks = predict::reference_tasks(suites, gpus, a.model, a.simulate_up_to);
+  const auto gpus = validation::point_gpus(suites);
+  const auto tasks = validation::reference_tasks(suites, gpus, a.model, a.simulate_up_to);
   auto options = reference_options(a.common);
   options.progress = isatty(STDERR_FILENO) != 0;
   options.sensitivity = true;
   std::fprintf(stderr, "paratwin validate: %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
-  std::printf("%s", calibration::validation_text(suites, rows).c_str());
+  const auto rows = validation::to_rows(suites, gpus, tasks, validation::predict_points(suites, tasks, options));
+  std::printf("%s", validation::validation_text(suites, rows).c_str());
 
   std::string command = "paratwin validate";
   for (const auto& s : a.common.suites) command += " --suite " + s;
@@ -134,13 +134,13 @@ int run_validate(const ValidateArgs& a) {
     command += " --simulate-up-to " + std::to_string(a.simulate_up_to);
   if (a.out != "validation") command += " --out " + a.out;
   std::vector<std::pair<std::string, std::string>> outputs{
-      {(fs::path(a.out) / "validation.csv").string(), calibration::validation_csv(rows)},
-      {(fs::path(a.out) / "README.md").string(), calibration::validation_markdown(suites, rows, command)}};
+      {(fs::path(a.out) / "validation.csv").string(), validation::validation_csv(rows)},
+      {(fs::path(a.out) / "README.md").string(), validation::validation_markdown(suites, rows, command)}};
   if (a.plots == "svg")
     for (const auto& suite : suites)
       outputs.emplace_back(
           (fs::path(a.out) / (suite.name + ".gp")).string(),
-          calibration::suite_plot_script(suite, calibration::suite_rows(rows, suite), suite.name + ".svg"));
+          validation::suite_plot_script(suite, validation::suite_rows(rows, suite), suite.name + ".svg"));
   write_files_atomically(outputs);
   if (a.plots == "svg") {
     for (const auto& suite : suites) {
@@ -160,7 +160,7 @@ int run_validate(const ValidateArgs& a) {
 
 struct BaselineArgs {
   CommonArgs common;
-  predict::BaselineOptions options;
+  validation::BaselineOptions options;
   bool accept_worse_accuracy = false;
 };
 
@@ -168,46 +168,47 @@ int run_baseline(const BaselineArgs& a) {
   const auto suites = selected_suites(a.common);
   if (a.options.update) prepare_output_folder(a.options.dir, "--baselines");
   if (a.options.update)
-    for (const auto& suite : suites) check_output_file(predict::baseline_file(a.options.dir, suite.name));
-  if (a.options.update) check_output_file(predict::accuracy_file(a.options.dir));
-  const auto gpus = predict::point_gpus(suites);
-  const auto committed = predict::committed_baselines(suites, a.options.dir);
-  const auto tasks = predict::baseline_tasks(suites, gpus, committed, a.options);
+    for (const auto& suite : suites) check_output_file(validation::baseline_file(a.options.dir, suite.name));
+  if (a.options.update) check_output_file(validation::accuracy_file(a.options.dir));
+  const auto gpus = validation::point_gpus(suites);
+  const auto committed = validation::committed_baselines(suites, a.options.dir);
+  const auto tasks = validation::baseline_tasks(suites, gpus, committed, a.options);
   auto options = reference_options(a.common);
   options.progress = isatty(STDERR_FILENO) != 0;
   std::fprintf(stderr, "paratwin baseline: predicting %zu points of %zu suite(s)\n", tasks.size(), suites.size());
-  const auto rows = predict::to_rows(suites, gpus, tasks, predict::predict_points(suites, tasks, options));
-  const auto now = predict::baselines_of(suites, rows);
-  const auto comparison = predict::compare_with_committed(suites, committed, now, a.options);
+  const auto rows = validation::to_rows(suites, gpus, tasks, validation::predict_points(suites, tasks, options));
+  const auto now = validation::baselines_of(suites, rows);
+  const auto comparison = validation::compare_with_committed(suites, committed, now, a.options);
   auto report_options = a.options;
   report_options.machines = a.common.machines;
   if (a.options.update) {
     // The accuracy ratchet: an update may not make a suite worse against the published values unless told.
-    const auto bar = predict::committed_accuracy(a.options.dir);
-    const auto accuracy = predict::accuracy_of(suites, now);
-    std::vector<predict::RatchetBreach> worse;
-    for (const auto& b : predict::ratchet_breaches(bar, accuracy))
+    const auto bar = validation::committed_accuracy(a.options.dir);
+    const auto accuracy = validation::accuracy_of(suites, now);
+    std::vector<validation::RatchetBreach> worse;
+    for (const auto& b : validation::ratchet_breaches(bar, accuracy))
       if (b.figure != "missing") worse.push_back(b);
-    const auto ratchet = predict::accuracy_file(a.options.dir);
+    const auto ratchet = validation::accuracy_file(a.options.dir);
     if (!worse.empty() && !a.accept_worse_accuracy) {
-      std::printf("%s", predict::ratchet_report(worse, accuracy.size(), ratchet).c_str());
+      std::printf("%s", validation::ratchet_report(worse, accuracy.size(), ratchet).c_str());
       std::printf("Nothing was written.\n");
       return kExitSomeFailed;
     }
     // Every suite's file and the ratchet, or none: a failure on one leaves the folder as it was.
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto& suite : suites)
-      files.emplace_back(predict::baseline_file(a.options.dir, suite.name),
-                         calibration::baseline_json(now.at(suite.name)));
-    files.emplace_back(ratchet, predict::accuracy_json(predict::lowered_bar(bar, accuracy, a.accept_worse_accuracy)));
+      files.emplace_back(validation::baseline_file(a.options.dir, suite.name),
+                         validation::baseline_json(now.at(suite.name)));
+    files.emplace_back(ratchet,
+                       validation::accuracy_json(validation::lowered_bar(bar, accuracy, a.accept_worse_accuracy)));
     write_files_atomically(files);
-    std::printf("%s", predict::baseline_report(comparison, report_options).c_str());
+    std::printf("%s", validation::baseline_report(comparison, report_options).c_str());
     if (!worse.empty())
       std::printf("accepted worse accuracy (--accept-worse-accuracy): %zu figure(s) raised in %s\n", worse.size(),
                   ratchet.c_str());
     return 0;
   }
-  std::printf("%s", predict::baseline_report(comparison, report_options).c_str());
+  std::printf("%s", validation::baseline_report(comparison, report_options).c_str());
   return comparison.moved() == 0 ? 0 : kExitSomeFailed;
 }
 

@@ -14,7 +14,7 @@ case $kind in
     cmake --build build -j"$jobs" ;;
   sanitize)
     cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DPARATWIN_SANITIZE=ON -DPARATWIN_UNIT_ONLY=ON
-    cmake --build build-sanitize -j"$jobs" --target unit_tests exec_unit_tests topology_unit_tests sim_unit_tests calibration_unit_tests predict_unit_tests ;;
+    cmake --build build-sanitize -j"$jobs" --target unit_tests exec_unit_tests topology_unit_tests sim_unit_tests calibration_unit_tests predict_unit_tests validation_unit_tests ;;
   fuzz)
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARATWIN_FUZZ=ON -DPARATWIN_UNIT_ONLY=ON
     cmake --build build-fuzz -j"$jobs" --target fuzz_workload fuzz_machine fuzz_sweep_spec ;;

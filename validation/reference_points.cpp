@@ -1,4 +1,4 @@
-#include "predict/reference_points.hpp"
+#include "validation/reference_points.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,13 +19,22 @@
 #include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::validation {
+
+// What this library drives of the prediction library (predict/).
+using predict::ChildPool;
+using predict::ChildResult;
+using predict::library_for;
+using predict::Model;
+using predict::PointOptions;
+using predict::Prediction;
+using predict::topology_for;
 
 namespace {
 
-using calibration::Metric;
-using calibration::ReferencePoint;
-using calibration::ReferenceSuite;
+using validation::Metric;
+using validation::ReferencePoint;
+using validation::ReferenceSuite;
 
 workloads::OpKind op_kind(const std::string& name) {
   using workloads::OpKind;
@@ -40,7 +49,7 @@ Model model_named(const std::string& model) {
 }
 
 // Seconds of one collective of the point with `library`, SimGrid or closed form.
-double collective_seconds(const calibration::ReferenceCollective& c, const topology::Machine& machine,
+double collective_seconds(const validation::ReferenceCollective& c, const topology::Machine& machine,
                           const std::string& library, const std::string& model) {
   return predict::collective_seconds(machine, op_kind(c.kind), c.bytes, c.gpus, library, model_named(model));
 }
@@ -104,7 +113,7 @@ struct PointValue {
 };
 
 // A collective speedup: the point's library over the one it is compared with.
-PointValue predict_collective(const calibration::ReferenceCollective& c, const topology::Machine& machine,
+PointValue predict_collective(const validation::ReferenceCollective& c, const topology::Machine& machine,
                               const std::string& model) {
   double mine = 0, theirs = 0;
   if (model == "analytical") {
@@ -128,7 +137,7 @@ PointValue predict_workload(Metric metric, const workloads::Workload& w, const t
                             const std::string& model) {
   PointOptions options;
   options.model = model_named(model);
-  const auto p = predict(w, machine, options);
+  const auto p = predict::predict(w, machine, options);
   return {metric_value(metric, p, w), p.iteration_seconds, p.fits};
 }
 
@@ -254,7 +263,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
 
 // The analytical model's prediction of a row's point: its own for an analytical row, the one made beside
 // the simulation for a simulated row.
-std::optional<double> analytical_value(const calibration::ValidationRow& r, const nlohmann::json& prediction) {
+std::optional<double> analytical_value(const validation::ValidationRow& r, const nlohmann::json& prediction) {
   if (r.model == "analytical") return r.predicted;
   const auto side = prediction.find("analytical");
   if (side == prediction.end() || !(*side)["value"].is_number()) return std::nullopt;
@@ -263,8 +272,8 @@ std::optional<double> analytical_value(const calibration::ValidationRow& r, cons
 
 }  // namespace
 
-std::vector<ReferenceTask> reference_tasks(const std::vector<calibration::ReferenceSuite>& suites,
-                                           const PointGpus& gpus, const std::string& model, int64_t simulate_up_to) {
+std::vector<ReferenceTask> reference_tasks(const std::vector<validation::ReferenceSuite>& suites, const PointGpus& gpus,
+                                           const std::string& model, int64_t simulate_up_to) {
   std::vector<ReferenceTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
     for (size_t p = 0; p < suites[s].points.size(); ++p)
@@ -291,14 +300,14 @@ PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
   return out;
 }
 
-std::vector<calibration::ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
-                                                const std::vector<ReferenceTask>& tasks,
-                                                const std::vector<nlohmann::json>& predictions) {
-  std::vector<calibration::ValidationRow> rows;
+std::vector<validation::ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                               const std::vector<ReferenceTask>& tasks,
+                                               const std::vector<nlohmann::json>& predictions) {
+  std::vector<validation::ValidationRow> rows;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto& t = tasks[i];
     const auto& p = predictions[i];
-    calibration::ValidationRow r;
+    validation::ValidationRow r;
     r.suite = &suites[t.suite];
     r.point = &suites[t.suite].points[t.point];
     r.model = t.model;
@@ -379,4 +388,4 @@ std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& su
   return out;
 }
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::validation

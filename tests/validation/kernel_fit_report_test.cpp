@@ -1,7 +1,7 @@
 // `paratwin validate --fit` around the fit: the points of a machine by framework profile, which are fitted
 // and which held out, a fit that recovers the value that made its point, what it says, and the profile
 // file with the fitted value.
-#include "predict/kernel_fit_report.hpp"
+#include "validation/kernel_fit_report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,16 +11,15 @@
 #include "common/input_error.hpp"
 #include "common/report_text.hpp"
 
-namespace pc = paratwin::calibration;
-namespace pp = paratwin::predict;
+namespace pv = paratwin::validation;
 
 namespace {
 
-pc::ReferenceSuite one_point(const std::string& name) {
-  pc::ReferenceSuite s;
+pv::ReferenceSuite one_point(const std::string& name) {
+  pv::ReferenceSuite s;
   s.name = name;
-  s.metric = pc::Metric::percent_of_peak;
-  pc::ReferencePoint p;
+  s.metric = pv::Metric::percent_of_peak;
+  pv::ReferencePoint p;
   p.label = "GPT 1.7B, 32 GPUs";
   p.workload = std::string(PARATWIN_EXAMPLES_DIR) + "/gpt-1.7b-selene-32.json";
   p.machine = "selene";
@@ -32,16 +31,16 @@ pc::ReferenceSuite one_point(const std::string& name) {
 }  // namespace
 
 TEST(KernelFitReport, PointsByFrameworkAndWhichAreFitted) {
-  std::vector<pc::ReferenceSuite> suites{one_point("a"), one_point("b")};
+  std::vector<pv::ReferenceSuite> suites{one_point("a"), one_point("b")};
   suites[1].points[0].calibration = true;
-  const auto by_framework = pp::fit_points(suites, "selene", "");
+  const auto by_framework = pv::fit_points(suites, "selene", "");
   ASSERT_EQ(by_framework.size(), 1u);
   const auto& points = by_framework.at("megatron-lm-2021");
   ASSERT_EQ(points.size(), 2u);
   EXPECT_TRUE(points[1].calibration);
-  EXPECT_EQ(pp::fit_points(suites, "selene", "megatron-lm-2021").size(), 1u);
+  EXPECT_EQ(pv::fit_points(suites, "selene", "megatron-lm-2021").size(), 1u);
   try {
-    pp::fit_points(suites, "frontier", "megatron-lm-2022");
+    pv::fit_points(suites, "frontier", "megatron-lm-2022");
     FAIL() << "no point runs there";
   } catch (const paratwin::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -49,31 +48,31 @@ TEST(KernelFitReport, PointsByFrameworkAndWhichAreFitted) {
               "megatron-lm-2022");
   }
 
-  const auto declared = pp::plan_fit("megatron-lm-2021", "selene", points);
+  const auto declared = pv::plan_fit("megatron-lm-2021", "selene", points);
   EXPECT_TRUE(declared.declared);
   ASSERT_EQ(declared.fit_set.size(), 1u);
   EXPECT_EQ(declared.fit_set[0].suite, 1u);
   ASSERT_EQ(declared.held.size(), 1u);
-  EXPECT_EQ(pp::fit_heading(declared), "\nframework megatron-lm-2021 on selene: kernel_efficiency " +
+  EXPECT_EQ(pv::fit_heading(declared), "\nframework megatron-lm-2021 on selene: kernel_efficiency " +
                                            paratwin::formatted(declared.before, "%.3f") +
                                            " in workloads/frameworks/megatron-lm-2021.json\n");
-  const auto all = pp::plan_fit("megatron-lm-2021", "selene", {points[0]});
+  const auto all = pv::plan_fit("megatron-lm-2021", "selene", {points[0]});
   EXPECT_FALSE(all.declared);
   EXPECT_EQ(all.fit_set.size(), 1u);
-  EXPECT_NE(pp::fit_heading(all).find("no declared calibration point (points[].calibration): fitted to all 1 points"),
+  EXPECT_NE(pv::fit_heading(all).find("no declared calibration point (points[].calibration): fitted to all 1 points"),
             std::string::npos);
 }
 
 TEST(KernelFitReport, AFitRecoversTheValueThatMadeItsPointAndSaysSo) {
-  std::vector<pc::ReferenceSuite> suites{one_point("a")};
-  const auto gpus = pp::point_gpus(suites);
-  pp::ReferenceOptions options;
-  pp::KernelEfficiencyFit fitter(suites, gpus, "megatron-lm-2021", options, 0);
-  const auto plan = pp::plan_fit("megatron-lm-2021", "selene", pp::fit_points(suites, "selene", "").begin()->second);
+  std::vector<pv::ReferenceSuite> suites{one_point("a")};
+  const auto gpus = pv::point_gpus(suites);
+  pv::ReferenceOptions options;
+  pv::KernelEfficiencyFit fitter(suites, gpus, "megatron-lm-2021", options, 0);
+  const auto plan = pv::plan_fit("megatron-lm-2021", "selene", pv::fit_points(suites, "selene", "").begin()->second);
   // Published: what the analytical model predicts with 0.6.
   suites[0].points[0].published = *fitter.predict(plan.fit_set, 0.6, "analytical")[0].predicted;
   std::string said;
-  const auto outcome = pp::run_fit(suites, fitter, plan, "analytical", [&](const std::string& s) { said += s; });
+  const auto outcome = pv::run_fit(suites, fitter, plan, "analytical", [&](const std::string& s) { said += s; });
   EXPECT_NEAR(outcome.after, 0.6, 0.002);
   ASSERT_EQ(outcome.fitted_after.size(), 1u);
   EXPECT_NEAR(outcome.fitted_after[0].relative_error(), 0, 0.005);
@@ -89,10 +88,10 @@ TEST(KernelFitReport, AFitRecoversTheValueThatMadeItsPointAndSaysSo) {
 
 TEST(KernelFitReport, TheProfileKeepsItsKeysAndNamesThePointsFittedTo) {
   const auto suite = one_point("a");
-  pc::ValidationRow row;
+  pv::ValidationRow row;
   row.suite = &suite;
   row.point = &suite.points[0];
-  const auto text = pp::profile_with_kernel_efficiency(
+  const auto text = pv::profile_with_kernel_efficiency(
       R"({"name": "x", "kernel_efficiency": {"value": 1, "source": "guess"}, "zeta": 2})", 0.75, "selene", {row, row});
   const auto doc = nlohmann::ordered_json::parse(text);
   EXPECT_EQ(doc.begin().key(), "name");  // the file's order stays

@@ -1,13 +1,13 @@
-#include "predict/kernel_fit.hpp"
+#include "validation/kernel_fit.hpp"
 
 #include <cmath>
 
 #include "common/input_error.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::validation {
 
-std::vector<calibration::ValidationRow> KernelEfficiencyFit::predict(const std::vector<FitPoint>& points, double value,
-                                                                     const std::string& model) {
+std::vector<validation::ValidationRow> KernelEfficiencyFit::predict(const std::vector<FitPoint>& points, double value,
+                                                                    const std::string& model) {
   std::vector<ReferenceTask> tasks;
   for (const auto& p : points) {
     std::string m = model;
@@ -16,7 +16,7 @@ std::vector<calibration::ValidationRow> KernelEfficiencyFit::predict(const std::
   }
   ReferenceOptions options = options_;
   options.kernel_efficiency[framework_] = value;
-  auto rows = to_rows(suites_, gpus_, tasks, predict::predict_points(suites_, tasks, options));
+  auto rows = to_rows(suites_, gpus_, tasks, validation::predict_points(suites_, tasks, options));
   for (const auto& r : rows)
     if (!r.predicted) throw InputError(r.suite->name + ": " + r.point->label, "cannot be predicted: " + r.error);
   return rows;
@@ -45,4 +45,4 @@ double KernelEfficiencyFit::fit(const std::vector<FitPoint>& points, const std::
   return cost(1.0) < cost(best) ? 1.0 : best;
 }
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::validation

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::calibration {
+namespace paratwin::validation {
 
 // What a suite's `published` values measure; see results/reference/README.md for how each is predicted.
 enum class Metric {
@@ -83,4 +83,4 @@ std::vector<ReferenceSuite> select_reference_suites(std::vector<ReferenceSuite> 
 // its nearest end over that end (0 inside).
 double relative_error(const ReferencePoint& point, double predicted);
 
-}  // namespace paratwin::calibration
+}  // namespace paratwin::validation

@@ -1,4 +1,4 @@
-#include "calibration/validation.hpp"
+#include "validation/report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "common/report_text.hpp"
 #include "common/schema_version.hpp"
 
-namespace paratwin::calibration {
+namespace paratwin::validation {
 
 namespace {
 
@@ -394,4 +394,4 @@ std::string changes_table(const std::vector<BaselineChange>& changes, bool beyon
   return o.str();
 }
 
-}  // namespace paratwin::calibration
+}  // namespace paratwin::validation

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "calibration/reference.hpp"
-#include "calibration/validation.hpp"
+#include "validation/reference.hpp"
+#include "validation/report.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::validation {
 
 // One suite's figures, errors in percent of the published value.
 struct SuiteAccuracy {
@@ -25,8 +25,8 @@ using Accuracy = std::map<std::string, SuiteAccuracy>;  // by suite name
 // The errors of `baselines`' predictions against `suites`' published values, for the suites that have a
 // baseline. A point's prediction is its simulated value when the baseline holds one, else its analytical
 // value; a point with neither, or whose prediction failed, counts as failed.
-Accuracy accuracy_of(const std::vector<calibration::ReferenceSuite>& suites,
-                     const std::map<std::string, calibration::Baseline>& baselines);
+Accuracy accuracy_of(const std::vector<validation::ReferenceSuite>& suites,
+                     const std::map<std::string, validation::Baseline>& baselines);
 
 // DIR/accuracy.json.
 std::string accuracy_file(const std::string& baselines_dir);
@@ -58,4 +58,4 @@ Accuracy lowered_bar(const Accuracy& bar, const Accuracy& now, bool accept_worse
 // The breaches as a table and what to do about them; or one line saying the ratchet holds.
 std::string ratchet_report(const std::vector<RatchetBreach>& breaches, size_t suites, const std::string& file);
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::validation

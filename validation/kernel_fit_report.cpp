@@ -1,4 +1,4 @@
-#include "predict/kernel_fit_report.hpp"
+#include "validation/kernel_fit_report.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -8,11 +8,11 @@
 #include "common/report_text.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::validation {
 
 namespace {
 
-using calibration::ValidationRow;
+using validation::ValidationRow;
 
 std::string error_list(const std::vector<ValidationRow>& rows) {
   std::string out;
@@ -29,7 +29,7 @@ double mean_abs(const std::vector<ValidationRow>& rows) {
 
 }  // namespace
 
-std::map<std::string, std::vector<FitPoint>> fit_points(const std::vector<calibration::ReferenceSuite>& suites,
+std::map<std::string, std::vector<FitPoint>> fit_points(const std::vector<validation::ReferenceSuite>& suites,
                                                         const std::string& machine, const std::string& framework) {
   std::map<std::string, std::vector<FitPoint>> by_framework;
   for (size_t s = 0; s < suites.size(); ++s)
@@ -72,7 +72,7 @@ std::string fit_heading(const FrameworkFit& fit) {
   return out;
 }
 
-FitOutcome run_fit(const std::vector<calibration::ReferenceSuite>& suites, KernelEfficiencyFit& fitter,
+FitOutcome run_fit(const std::vector<validation::ReferenceSuite>& suites, KernelEfficiencyFit& fitter,
                    const FrameworkFit& fit, const std::string& model,
                    const std::function<void(const std::string&)>& say) {
   FitOutcome out;
@@ -129,4 +129,4 @@ std::string profile_with_kernel_efficiency(const std::string& profile_text, doub
   return doc.dump(2) + "\n";
 }
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::validation

@@ -1,4 +1,4 @@
-#include "calibration/reference.hpp"
+#include "validation/reference.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "common/path_name.hpp"
 #include "topology/machine.hpp"
 
-namespace paratwin::calibration {
+namespace paratwin::validation {
 
 namespace {
 
@@ -221,4 +221,4 @@ double relative_error(const ReferencePoint& point, double predicted) {
   return (predicted - point.published) / point.published;
 }
 
-}  // namespace paratwin::calibration
+}  // namespace paratwin::validation

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "calibration/reference.hpp"
+#include "validation/reference.hpp"
 
-namespace paratwin::calibration {
+namespace paratwin::validation {
 
 struct ValidationRow {
   const ReferenceSuite* suite = nullptr;
@@ -28,7 +28,7 @@ struct ValidationRow {
   std::optional<double> analytical;
   // The lowest and highest prediction over the assumed value and the point's sensitivity alternatives.
   std::optional<std::array<double, 2>> predicted_range;
-  double relative_error() const { return predicted ? calibration::relative_error(*point, *predicted) : 0; }
+  double relative_error() const { return predicted ? validation::relative_error(*point, *predicted) : 0; }
   // (predicted − analytical) / analytical; none unless both exist and the prediction is not itself analytical.
   std::optional<double> versus_analytical() const {
     if (model == "analytical" || !predicted || !analytical || *analytical == 0) return std::nullopt;
@@ -100,4 +100,4 @@ std::vector<BaselineChange> compare_baselines(const Baseline& before, const Base
 // A fixed-width table of the changes (those beyond the tolerance only, when `beyond_only`).
 std::string changes_table(const std::vector<BaselineChange>& changes, bool beyond_only);
 
-}  // namespace paratwin::calibration
+}  // namespace paratwin::validation
