@@ -8,13 +8,13 @@
 #include "common/report_text.hpp"
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
+#include "importers/effects.hpp"
+#include "importers/hf.hpp"
+#include "importers/launch_script.hpp"
+#include "importers/megatron.hpp"
 #include "topology/machine.hpp"
 #include "workloads/arithmetic.hpp"
 #include "workloads/framework.hpp"
-#include "workloads/import_effects.hpp"
-#include "workloads/import_hf.hpp"
-#include "workloads/import_megatron.hpp"
-#include "workloads/launch_script.hpp"
 
 namespace paratwin::cli {
 
@@ -25,14 +25,14 @@ struct ImportArgs {
   std::string script;
   std::string out;
   std::string machine;
-  workloads::MegatronImportOptions options;
+  importers::MegatronImportOptions options;
 };
 
 std::string understood_arguments() {
   std::string text =
       "Megatron-LM arguments it translates (all others: listed as not modelled, refused as inexpressible, or "
       "refused as unknown; see workloads/README.md):\n";
-  for (const auto& [flags, meaning] : workloads::megatron_modelled_arguments())
+  for (const auto& [flags, meaning] : importers::megatron_modelled_arguments())
     text += "  " + flags + "\n      → " + meaning + "\n";
   return text;
 }
@@ -49,12 +49,12 @@ void print_dropped(const std::vector<std::string>& items, const workloads::Model
   if (items.empty()) return;
   std::cerr << "  not expressible, left out (" << items.size() << "):\n";
   for (const auto& item : items)
-    std::cerr << "    " << item << ": " << workloads::approximation_effect(item, m) << "\n";
+    std::cerr << "    " << item << ": " << importers::approximation_effect(item, m) << "\n";
 }
 
 struct HfArgs {
   std::string config, workload, out;
-  workloads::HfImportOptions options;
+  importers::HfImportOptions options;
   CLI::App* cmd = nullptr;
 };
 
@@ -63,7 +63,7 @@ struct HfArgs {
 std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
   auto a = std::make_shared<HfArgs>();
   std::string names;
-  for (const auto& n : workloads::hf_architectures()) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& n : importers::hf_architectures()) names += (names.empty() ? "" : ", ") + n;
   a->cmd = import.add_subcommand(
       "hf",
       "Write the model section from a Hugging Face config.json (" + names +
@@ -92,7 +92,7 @@ std::pair<CLI::App*, Action> add_import_hf(CLI::App& import) {
           workloads::parse_workload_text(base.dump(), a->workload);  // a valid workload to start from
           if (a->options.seq_len == 0) a->options.seq_len = base["model"].value("seq_len", int64_t{0});
         }
-        const auto hf = workloads::import_hf_config(config, a->config, a->options);
+        const auto hf = importers::import_hf_config(config, a->config, a->options);
         std::string text;
         std::string summary;
         workloads::ModelConfig m;
@@ -155,14 +155,14 @@ int run_import_megatron(ImportArgs& a) {
     throw InputError("command", "give the Megatron-LM command line after `--`, or a launch script with --script");
   std::vector<std::string> words = a.words;
   if (!a.script.empty()) {
-    words = workloads::training_command("--script", a.script, workloads::record_launch("--script", a.script, a.words));
+    words = importers::training_command("--script", a.script, importers::record_launch("--script", a.script, a.words));
     std::cerr << "paratwin import megatron: " << a.script << " launches: " << words.front() << " ... ("
               << words.size() - 1 << " arguments)\n";
   }
-  workloads::MegatronImport result;
+  importers::MegatronImport result;
   try {
-    result = workloads::import_megatron(words, a.options);
-  } catch (const workloads::MegatronArgumentsError& e) {
+    result = importers::import_megatron(words, a.options);
+  } catch (const importers::MegatronArgumentsError& e) {
     // One line each: a long command can have many.
     std::cerr << "paratwin import megatron: the workload was not written:\n";
     if (!e.error().empty()) std::cerr << "  error: " << e.error() << "\n";

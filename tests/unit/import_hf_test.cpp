@@ -1,17 +1,17 @@
 // `paratwin import hf`: released models' config.json files (tests/e2e/hf/) to model sections whose
 // parameter counts equal the published ones; what the format cannot express refused at once, by name.
-#include "workloads/import_hf.hpp"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
+#include "importers/hf.hpp"
 #include "tests/unit/test_util.hpp"
 #include "workloads/arithmetic.hpp"
 #include "workloads/error.hpp"
 
 namespace pw = paratwin::workloads;
+namespace pi = paratwin::importers;
 
 namespace {
 
@@ -22,7 +22,7 @@ nlohmann::json config(const std::string& name) {
 }
 
 // The model section in a one-rank workload, parsed as a workload file is.
-pw::ModelConfig model_of(const pw::HfImport& r) {
+pw::ModelConfig model_of(const pi::HfImport& r) {
   nlohmann::json doc = {{"name", "hf"},
                         {"model", r.model},
                         {"training", {{"global_batch", 1}, {"micro_batch", 1}}},
@@ -30,17 +30,17 @@ pw::ModelConfig model_of(const pw::HfImport& r) {
   return paratwin::test::workload(doc).model;
 }
 
-std::string error_of(const nlohmann::json& c, const pw::HfImportOptions& o = {}) {
+std::string error_of(const nlohmann::json& c, const pi::HfImportOptions& o = {}) {
   try {
-    pw::import_hf_config(c, "config.json", o);
+    pi::import_hf_config(c, "config.json", o);
   } catch (const pw::WorkloadError& e) {
     return e.what();
   }
   return "(no error)";
 }
 
-pw::HfImportOptions seq(int64_t s) {
-  pw::HfImportOptions o;
+pi::HfImportOptions seq(int64_t s) {
+  pi::HfImportOptions o;
   o.seq_len = s;
   return o;
 }
@@ -50,7 +50,7 @@ pw::HfImportOptions seq(int64_t s) {
 // Meta's Llama 3 8B: 8,030,261,248 parameters (the released checkpoint's tensors; Meta's model card
 // "8B"); Mixtral 8x7B: 46.7 B in all, 12.9 B active per token (Mistral AI, "Mixtral of experts", 2024).
 TEST(ImportHf, ReleasedModelsCountAsPublished) {
-  const auto llama = pw::import_hf_config(config("llama-3-8b.json"), "llama-3-8b.json", seq(8192));
+  const auto llama = pi::import_hf_config(config("llama-3-8b.json"), "llama-3-8b.json", seq(8192));
   EXPECT_EQ(llama.architecture, "LlamaForCausalLM");
   const auto m = model_of(llama);
   EXPECT_EQ(m.kv_heads, 8);
@@ -59,7 +59,7 @@ TEST(ImportHf, ReleasedModelsCountAsPublished) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_DOUBLE_EQ(pw::count_parameters(m).total(), 8030261248.0);
 
-  const auto mixtral = model_of(pw::import_hf_config(config("mixtral-8x7b.json"), "mixtral.json", seq(4096)));
+  const auto mixtral = model_of(pi::import_hf_config(config("mixtral-8x7b.json"), "mixtral.json", seq(4096)));
   EXPECT_EQ(mixtral.moe.experts, 8);
   EXPECT_EQ(mixtral.moe.top_k, 2);
   EXPECT_DOUBLE_EQ(pw::count_parameters(mixtral).total(), 46702792704.0);
@@ -75,7 +75,7 @@ TEST(ImportHf, DeepSeekV3TranslatesAllButItsPredictionModule) {
   EXPECT_NE(e.find("num_nextn_predict_layers 1 (multi-token prediction"), std::string::npos) << e;
   auto o = seq(4096);
   o.approximate = true;
-  const auto r = pw::import_hf_config(config("deepseek-v3.json"), "deepseek-v3.json", o);
+  const auto r = pi::import_hf_config(config("deepseek-v3.json"), "deepseek-v3.json", o);
   const auto m = model_of(r);
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
   EXPECT_EQ(m.mla.kv_lora_rank, 512);
@@ -90,7 +90,7 @@ TEST(ImportHf, DeepSeekV3TranslatesAllButItsPredictionModule) {
 // Qwen2's attention has biases on q, k and v alone (model.qkv_bias): 28 × (3584 + 2 × 4 × 128) =
 // 129,024 of Qwen2-7B's parameters, which the import keeps.
 TEST(ImportHf, QwenTwoKeepsItsQueryKeyValueBiases) {
-  const auto r = pw::import_hf_config(config("qwen2-7b.json"), "qwen2.json", seq(4096));
+  const auto r = pi::import_hf_config(config("qwen2-7b.json"), "qwen2.json", seq(4096));
   EXPECT_TRUE(r.dropped.empty());
   const auto m = model_of(r);
   EXPECT_EQ(m.kv_heads, 4);

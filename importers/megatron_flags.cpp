@@ -1,12 +1,12 @@
 // The table of Megatron-LM's arguments (see import_megatron_flags.hpp). Sorted by name: looked up by
 // binary search.
-#include "workloads/import_megatron_flags.hpp"
+#include "importers/megatron_flags.hpp"
 
 #include <algorithm>
 #include <array>
 #include <iterator>
 
-namespace paratwin::workloads::megatron {
+namespace paratwin::importers::megatron {
 
 namespace {
 
@@ -781,4 +781,4 @@ bool not_modelled_by_prefix(std::string_view name) {
                      [&](std::string_view p) { return name.substr(0, p.size()) == p; });
 }
 
-}  // namespace paratwin::workloads::megatron
+}  // namespace paratwin::importers::megatron

@@ -4,7 +4,7 @@
 // 2021 on); the classification is paratwin's.
 #include <string_view>
 
-namespace paratwin::workloads::megatron {
+namespace paratwin::importers::megatron {
 
 enum class Kind {
   modelled,      // read by the translator (import_megatron.cpp)
@@ -27,4 +27,4 @@ const Flag* find_flag(std::string_view name);
 // rate, ...), for arguments newer or older than the table.
 bool not_modelled_by_prefix(std::string_view name);
 
-}  // namespace paratwin::workloads::megatron
+}  // namespace paratwin::importers::megatron

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
 
 struct RecordedLaunch {
   std::vector<std::vector<std::string>> commands;  // each launcher call: its name, then its arguments
@@ -26,4 +26,4 @@ RecordedLaunch record_launch(const std::string& flag, const std::string& script,
 std::vector<std::string> training_command(const std::string& flag, const std::string& script,
                                           const RecordedLaunch& launch);
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
 
 struct HfImportOptions {
   int64_t seq_len = 0;       // the training sequence length; 0: the base workload's, else required
@@ -28,4 +28,4 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
 // The architectures translated (for --help and errors).
 const std::vector<std::string>& hf_architectures();
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

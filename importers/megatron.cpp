@@ -1,4 +1,4 @@
-#include "workloads/import_megatron.hpp"
+#include "importers/megatron.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,11 @@
 #include <optional>
 #include <sstream>
 
-#include "workloads/import_megatron_flags.hpp"
+#include "importers/megatron_flags.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
+
+using namespace paratwin::workloads;  // the format the importers write  NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -1390,4 +1392,4 @@ const std::vector<std::pair<std::string, std::string>>& megatron_modelled_argume
   return kArguments;
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

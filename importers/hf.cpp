@@ -1,11 +1,13 @@
-#include "workloads/import_hf.hpp"
+#include "importers/hf.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "workloads/error.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
+
+using namespace paratwin::workloads;  // the format the importers write  NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -272,4 +274,4 @@ HfImport import_hf_config(const nlohmann::json& config, const std::string& file,
   return out;
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

@@ -1,4 +1,4 @@
-#include "workloads/import_effects.hpp"
+#include "importers/effects.hpp"
 
 #include <array>
 #include <cstdio>
@@ -6,7 +6,9 @@
 
 #include "workloads/arithmetic.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
+
+using namespace paratwin::workloads;  // the format the importers write  NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -104,4 +106,4 @@ std::string approximation_effect(const std::string& dropped, const ModelConfig& 
   return "the model's parameters and FLOPs per token are unchanged; the time and the memory per rank may differ";
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

@@ -10,7 +10,7 @@
 #include "workloads/error.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
 
 struct MegatronImportOptions {
   std::string name;                  // the workload's name; empty: derived from the model and the world size
@@ -26,7 +26,7 @@ struct MegatronImportOptions {
 
 struct MegatronImport {
   std::string text;  // the workload JSON file
-  Workload workload;
+  workloads::Workload workload;
   std::vector<std::string> not_modelled;  // arguments as given ("--lr 6.0e-5")
   std::vector<std::string> unknown;       // with allow_unknown only
   std::vector<std::string> dropped;       // with approximate only: "--swiglu (why)"
@@ -35,11 +35,11 @@ struct MegatronImport {
 
 // Arguments paratwin does not know, or that it cannot express; thrown together so that the user
 // sees every one at once. Each list entry is one argument as given, the inexpressible ones with why.
-class MegatronArgumentsError : public WorkloadError {
+class MegatronArgumentsError : public workloads::WorkloadError {
  public:
   MegatronArgumentsError(const std::string& message, std::vector<std::string> unknown,
                          std::vector<std::string> inexpressible, std::string error = "")
-      : WorkloadError("", message),
+      : workloads::WorkloadError("", message),
         unknown_(std::move(unknown)),
         inexpressible_(std::move(inexpressible)),
         error_(std::move(error)) {}
@@ -54,7 +54,7 @@ class MegatronArgumentsError : public WorkloadError {
 };
 
 // `words`: the command line after paratwin's `--`, launcher words (torchrun, python -m ...) and the
-// script path included. Throws WorkloadError naming the argument and its value for bad input and
+// script path included. Throws workloads::WorkloadError naming the argument and its value for bad input and
 // Megatron-LM constraint violations, MegatronArgumentsError for unknown or inexpressible arguments.
 // An error in the command's values comes together with every unknown and inexpressible argument
 // of the command, so that one message lists everything that stands in the way.
@@ -66,4 +66,4 @@ int64_t megatron_padded_vocab(int64_t vocab, int64_t divisible_by, int64_t tenso
 // The arguments the translator reads, each with what it becomes (for --help and the README).
 const std::vector<std::pair<std::string, std::string>>& megatron_modelled_arguments();
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers

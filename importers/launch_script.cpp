@@ -1,4 +1,4 @@
-#include "workloads/launch_script.hpp"
+#include "importers/launch_script.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include "common/child_process.hpp"
 #include "common/input_error.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::importers {
 
 namespace fs = std::filesystem;
 
@@ -237,4 +237,4 @@ std::vector<std::string> training_command(const std::string& flag, const std::st
   throw InputError(flag, message);
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::importers
