@@ -38,22 +38,18 @@ else
   echo "install-deps: all dependencies present"
 fi
 
-# The trace viewer: exactly the locked versions, reinstalled only when the lock changed.
-viewer="$(dirname "$0")/../tests/viewer"
-if ! cmp -s "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json.installed" 2> /dev/null; then
-  echo "install-deps: installing the trace viewer (tests/viewer) from npm"
-  (cd "$viewer" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  cp "$viewer/package-lock.json" "$viewer/node_modules/.package-lock.json.installed"
-else
-  echo "install-deps: trace viewer present"
-fi
-
-# Ajv, the JSON Schema validator the schema tests run (tests/schema): the locked version, likewise.
-schema="$(dirname "$0")/../tests/schema"
-if ! cmp -s "$schema/package-lock.json" "$schema/node_modules/.package-lock.json.installed" 2> /dev/null; then
-  echo "install-deps: installing the JSON Schema validator (tests/schema) from npm"
-  (cd "$schema" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  cp "$schema/package-lock.json" "$schema/node_modules/.package-lock.json.installed"
-else
-  echo "install-deps: JSON Schema validator present"
-fi
+# The npm packages the tests run: exactly the locked versions, reinstalled only when the lock changed.
+# npm_locked FOLDER WHAT
+npm_locked() {
+  local dir=$1 what=$2
+  if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.package-lock.json.installed" 2> /dev/null; then
+    echo "install-deps: installing $what ($dir) from npm"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$dir/node_modules/.package-lock.json.installed"
+  else
+    echo "install-deps: $what present"
+  fi
+}
+tests="$(dirname "$0")/../tests"
+npm_locked "$tests/viewer" "the trace viewer"
+npm_locked "$tests/schema" "the JSON Schema validator"
