@@ -38,7 +38,9 @@ JsonReader::JsonReader(const nlohmann::json& object, std::string path, std::stri
 }
 
 std::string JsonReader::child_path(const std::string& key) const {
-  return path_.empty() ? key : path_ + "." + key;
+  // The empty key is a key too: shown quoted, so that its path is never empty.
+  const std::string shown = key.empty() ? "\"\"" : key;
+  return path_.empty() ? shown : path_ + "." + shown;
 }
 
 bool JsonReader::has(const std::string& key) const {

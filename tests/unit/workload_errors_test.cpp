@@ -439,6 +439,16 @@ TEST(WorkloadErrors, UnknownTopLevelKey) {
   EXPECT_TRUE(rejects(d, "nmae", kUnknown));
 }
 
+// The empty key is a key too: its path shows it quoted, never as an empty path.
+TEST(WorkloadErrors, EmptyKeyIsNamed) {
+  json d = base();
+  d[""] = 1;
+  EXPECT_TRUE(rejects(d, "\"\"", kUnknown));
+  d = base();
+  d["model"][""] = 1;
+  EXPECT_TRUE(rejects(d, "model.\"\"", kUnknown));
+}
+
 TEST(WorkloadErrors, UnknownModelKey) {
   json d = base();
   d["model"]["hiden"] = 256;
