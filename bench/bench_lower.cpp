@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/lower_report.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/report.hpp"
 
 namespace {
 

@@ -8,13 +8,13 @@
 #include "cli/commands.hpp"
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
+#include "reports/collective_listing.hpp"
+#include "reports/lower_report.hpp"
+#include "reports/lower_text.hpp"
 #include "topology/machine.hpp"
-#include "workloads/collective_listing.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/lower_text.hpp"
-#include "workloads/report.hpp"
 
 namespace paratwin::cli {
 
@@ -93,20 +93,20 @@ Action add_lower_command(CLI::App& app) {
                                                      std::to_string(program.grid.size() - 1) + ")");
       role = program.role_of(args->rank);
     }
-    const auto summary = workloads::summarize(program);
+    const auto summary = reports::summarize(program);
     if (!args->json.empty()) {
-      auto j = workloads::to_json(summary, memory);
+      auto j = reports::to_json(summary, memory);
       j[args->collectives ? "collectives" : "data_parallel_gathers"] =
-          workloads::collective_listing_json(program, args->collectives);
+          reports::collective_listing_json(program, args->collectives);
       write_file_atomically(args->json, j.dump(2) + "\n");
     }
     if (args->workload.empty())
       std::cout << "(no --workload given: using the " << workloads::kDefaultWorkloadName << ")\n";
-    std::cout << workloads::format_text(summary, memory, role);
-    std::cout << workloads::format_collective_listing(program, role, args->collectives);
-    if (args->rank >= 0) std::cout << workloads::rank_text(program, args->rank);
-    if (args->schedule) std::cout << workloads::schedules_text(w);
-    if (args->ops) std::cout << workloads::op_list_text(program, role < 0 ? 0 : role);
+    std::cout << reports::format_text(summary, memory, role);
+    std::cout << reports::format_collective_listing(program, role, args->collectives);
+    if (args->rank >= 0) std::cout << reports::rank_text(program, args->rank);
+    if (args->schedule) std::cout << reports::schedules_text(w);
+    if (args->ops) std::cout << reports::op_list_text(program, role < 0 ? 0 : role);
     return 0;
   };
 }

@@ -10,11 +10,12 @@
 #include "common/text_file.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
-#include "predict/run_plot.hpp"
-#include "predict/simulation_report.hpp"
+#include "predict/progress_log.hpp"
+#include "predict/simulation_text.hpp"
+#include "reports/run_plot.hpp"
+#include "reports/trace.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
-#include "workloads/trace.hpp"
 
 namespace paratwin::cli {
 
@@ -86,7 +87,7 @@ int run_simulate(const SimulateArgs& a) {
   if (!a.trace.empty()) check_output_file(a.trace, "--trace");
   if (!a.json.empty()) check_output_file(a.json, "--json");
   if (!a.plot.empty()) {
-    predict::plot_format(a.plot, "--plot");
+    reports::plot_format(a.plot, "--plot");
     check_output_file(a.plot, "--plot");
   }
   RunFiles()
@@ -123,13 +124,13 @@ int run_simulate(const SimulateArgs& a) {
   if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(p).dump(2) + "\n");
   if (!a.plot.empty())
     outputs.emplace_back(
-        a.plot, predict::render_run_plot(w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
+        a.plot, reports::render_run_plot(w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
                                              " ranks: " + formatted(p.iteration_seconds, "%.4g") + " s per iteration",
-                                         {{w.name, *p.summary}}, predict::plot_format(a.plot, "--plot")));
+                                         {{w.name, *p.summary}}, reports::plot_format(a.plot, "--plot")));
   std::vector<StreamedOutput*> streamed;
   if (trace) streamed.push_back(trace.get());
   write_files_atomically(outputs, streamed);
-  predict::print_simulation_report(w, p);
+  std::printf("%s", predict::simulation_report_text(w, p).c_str());
   return 0;
 }
 
@@ -174,7 +175,7 @@ Action add_simulate_command(CLI::App& app) {
                   "ranks to trace: ranks, ranges A-B, or all (default: one pipeline column end to end, one rank "
                   "per pipeline stage of data replica 0 with tensor and expert coordinates 0, plus stage 0's "
                   "tensor group when it has at most " +
-                      std::to_string(workloads::kSmallTensorGroup) +
+                      std::to_string(reports::kSmallTensorGroup) +
                       " ranks, else its lines along each tensor axis; folded, the actors standing for them, "
                       "the trace saying which ranks each stands for)")
       ->needs("--trace");

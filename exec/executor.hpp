@@ -10,7 +10,6 @@
 #include "exec/backend.hpp"
 #include "exec/watchdog.hpp"
 #include "workloads/op_walker.hpp"
-#include "workloads/trace.hpp"
 
 namespace paratwin::exec {
 

@@ -18,10 +18,11 @@
 #include "exec/watchdog.hpp"
 #include "predict/measured_run.hpp"
 #include "predict/predict.hpp"
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
+#include "reports/summary_text.hpp"
+#include "reports/trace.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/trace.hpp"
 
 namespace paratwin::exec {
 
@@ -240,7 +241,7 @@ int report_run(const JobOptions& a, const Inputs& in, const predict::MeasuredRun
     std::unique_ptr<StreamedOutput> trace;
     if (!a.trace.empty()) {
       trace = std::make_unique<StreamedOutput>(a.trace, "--trace");
-      trace->stream() << workloads::chrome_trace(in.program, run.events);
+      trace->stream() << reports::chrome_trace(in.program, run.events);
     }
     std::vector<StreamedOutput*> streamed;
     if (trace) streamed.push_back(trace.get());
@@ -250,7 +251,7 @@ int report_run(const JobOptions& a, const Inputs& in, const predict::MeasuredRun
     return kExitBadInput;
   }
   std::printf("%s", predict::measured_heading(run, in.w.name, size, a.backend, a.warmup, in.machine.name).c_str());
-  predict::print_summary(in.w, run.summary, "ran anyway");
+  std::printf("%s", reports::summary_text(in.w, run.summary, "ran anyway").c_str());
   return 0;
 }
 

@@ -11,7 +11,7 @@
 namespace paratwin::predict {
 
 // Seconds of the call with `library`. SimGrid runs in this process (one engine per process: call it in a
-// child). Throws std::invalid_argument when the machine has fewer than `gpus` devices.
+// child). Throws InputError (--machine) when the machine has fewer than `gpus` devices.
 double collective_seconds(const topology::Machine& machine, workloads::OpKind kind, double bytes, int64_t gpus,
                           const std::string& library, Model model);
 

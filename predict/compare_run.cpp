@@ -13,8 +13,8 @@
 #include "predict/compare_sides.hpp"
 #include "predict/predict.hpp"
 #include "predict/run_comparison.hpp"
-#include "predict/run_plot.hpp"
-#include "predict/saved_summary.hpp"
+#include "reports/run_plot.hpp"
+#include "reports/saved_summary.hpp"
 #include "topology/machine.hpp"
 #include "workloads/embedded_examples.hpp"
 #include "workloads/workload.hpp"
@@ -104,12 +104,14 @@ std::pair<std::string, std::string> operands(const CompareRun& a) {
 }
 
 // Two saved summaries, compared as they ran.
-std::pair<LabelledRun, LabelledRun> saved_runs(const CompareRun& a, const Operand& oa, const Operand& ob) {
+std::pair<reports::LabelledRun, reports::LabelledRun> saved_runs(const CompareRun& a, const Operand& oa,
+                                                                 const Operand& ob) {
   if (!a.algorithms.empty())
     throw InputError("--algorithm", "saved summaries are compared as they ran: simulate them again with it");
   const auto l = labels(std::filesystem::path(oa.text).stem().string(), std::filesystem::path(ob.text).stem().string(),
                         oa.text, ob.text);
-  return {{l.first, read_saved_summary(oa.document, oa.text)}, {l.second, read_saved_summary(ob.document, ob.text)}};
+  return {{l.first, reports::read_saved_summary(oa.document, oa.text)},
+          {l.second, reports::read_saved_summary(ob.document, ob.text)}};
 }
 
 // One side of a predicted comparison: what its operand names, the rest from the options.
@@ -132,8 +134,9 @@ CompareSide side(const CompareRun& a, const Operand& o, const char* name) {
 // Both runs predicted, each in a child process of its own, both at once; both are checked first, so
 // that an input error on either side is reported before anything runs. Notes on the library each chose
 // go to `notes`.
-std::pair<LabelledRun, LabelledRun> predicted_runs(const CompareRun& a, const Operand& oa, const Operand& ob,
-                                                   std::vector<std::string>& notes) {
+std::pair<reports::LabelledRun, reports::LabelledRun> predicted_runs(const CompareRun& a, const Operand& oa,
+                                                                     const Operand& ob,
+                                                                     std::vector<std::string>& notes) {
   const auto sa = side(a, oa, "A"), sb = side(a, ob, "B");
   check_sides(sa, sb);
   std::fprintf(stderr, "paratwin compare: simulating A (%s) and B (%s) ...\n", oa.text.c_str(), ob.text.c_str());
@@ -149,7 +152,7 @@ std::pair<LabelledRun, LabelledRun> predicted_runs(const CompareRun& a, const Op
   return {{l.first, *pa.summary}, {l.second, *pb.summary}};
 }
 
-void write_outputs(const CompareRun& a, const LabelledRun& ra, const LabelledRun& rb,
+void write_outputs(const CompareRun& a, const reports::LabelledRun& ra, const reports::LabelledRun& rb,
                    const std::vector<std::string>& notes) {
   std::vector<std::pair<std::string, std::string>> outputs;
   // The labels may be file names, which need not be UTF-8: such bytes are written as U+FFFD.
@@ -158,8 +161,9 @@ void write_outputs(const CompareRun& a, const LabelledRun& ra, const LabelledRun
         a.json, comparison_json(ra, rb, notes).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!a.plot.empty())
     // The bars are named A and B, the title says which is which: full labels would squeeze the panels.
-    outputs.emplace_back(a.plot, render_run_plot("A: " + ra.first + "    B: " + rb.first,
-                                                 {{"A", ra.second}, {"B", rb.second}}, plot_format(a.plot, "--plot")));
+    outputs.emplace_back(
+        a.plot, reports::render_run_plot("A: " + ra.first + "    B: " + rb.first, {{"A", ra.second}, {"B", rb.second}},
+                                         reports::plot_format(a.plot, "--plot")));
   write_files_atomically(outputs);
 }
 
@@ -167,7 +171,7 @@ void write_outputs(const CompareRun& a, const LabelledRun& ra, const LabelledRun
 
 void run_compare(const CompareRun& a) {
   if (!a.plot.empty()) {
-    plot_format(a.plot, "--plot");
+    reports::plot_format(a.plot, "--plot");
     check_output_file(a.plot, "--plot");
   }
   if (!a.json.empty()) check_output_file(a.json, "--json");

@@ -45,8 +45,8 @@ std::vector<RankMeasurement> unpack(const std::vector<double>& all, const std::v
 MeasuredRun merge_ranks(const workloads::Workload& w, const workloads::Program& program,
                         const topology::Machine& machine, const std::vector<RankMeasurement>& ranks) {
   MeasuredRun run;
-  std::vector<RankRow> rows;
-  std::map<std::pair<int, workloads::AxisMask>, CollectiveRow> collectives;
+  std::vector<reports::RankRow> rows;
+  std::map<std::pair<int, workloads::AxisMask>, reports::CollectiveRow> collectives;
   for (const auto& m : ranks) {
     run.iterations.resize(std::max(run.iterations.size(), m.iterations.size()), 0);
     for (size_t k = 0; k < m.iterations.size(); ++k) run.iterations[k] = std::max(run.iterations[k], m.iterations[k]);
@@ -64,7 +64,7 @@ MeasuredRun merge_ranks(const workloads::Workload& w, const workloads::Program& 
   }
   // Per rank, as the simulator reports them.
   const auto size = static_cast<int64_t>(ranks.size());
-  std::vector<CollectiveRow> per_rank;
+  std::vector<reports::CollectiveRow> per_rank;
   for (auto [key, c] : collectives) {
     c.count /= size;
     c.bytes /= static_cast<double>(size);

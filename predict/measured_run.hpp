@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
+#include "reports/trace.hpp"
 #include "topology/machine.hpp"
 #include "workloads/program.hpp"
-#include "workloads/trace.hpp"
 #include "workloads/workload.hpp"
 
 namespace paratwin::predict {
@@ -19,9 +19,9 @@ namespace paratwin::predict {
 struct RankMeasurement {
   std::vector<double> iterations;  // seconds of each measured iteration
   // Of the last measured iteration:
-  RankRow row;
-  std::vector<workloads::OpEvent> events;  // this rank's ops
-  std::vector<CollectiveRow> collectives;  // one per (kind, group), summed over its calls
+  reports::RankRow row;
+  std::vector<workloads::OpEvent> events;           // this rank's ops
+  std::vector<reports::CollectiveRow> collectives;  // one per (kind, group), summed over its calls
 };
 
 // One rank's measurements as doubles, and every rank's back from the gathered doubles: rank r's from
@@ -32,7 +32,7 @@ std::vector<RankMeasurement> unpack(const std::vector<double>& all, const std::v
 struct MeasuredRun {
   std::vector<double> iterations;  // per iteration, the slowest rank's seconds
   double median = 0;               // of those: the iteration time reported
-  RunSummary summary;              // collectives per rank, as the simulator reports them
+  reports::RunSummary summary;     // collectives per rank, as the simulator reports them
   std::vector<workloads::OpEvent> events;
 };
 

@@ -8,12 +8,12 @@
 #include "common/input_error.hpp"
 #include "predict/child_pool.hpp"
 #include "predict/fidelity.hpp"
+#include "reports/trace.hpp"
+#include "reports/trace_writer.hpp"
 #include "sim/collectives.hpp"
 #include "sim/engine.hpp"
 #include "topology/platform.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/trace.hpp"
-#include "workloads/trace_writer.hpp"
 
 namespace paratwin::predict {
 
@@ -91,11 +91,11 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
     if (r < 0 || r >= program.grid.size())
       throw InputError("--trace-ranks", "= " + std::to_string(r) + " but the workload has ranks 0 to " +
                                             std::to_string(program.grid.size() - 1));
-  std::unique_ptr<workloads::ChromeTraceWriter> trace;
+  std::unique_ptr<reports::ChromeTraceWriter> trace;
   if (options.trace) {
     sim_options.trace_ranks = options.trace_ranks;
-    if (sim_options.trace_ranks.empty()) sim_options.trace_ranks = workloads::default_trace_ranks(program);
-    trace = std::make_unique<workloads::ChromeTraceWriter>(
+    if (sim_options.trace_ranks.empty()) sim_options.trace_ranks = reports::default_trace_ranks(program);
+    trace = std::make_unique<reports::ChromeTraceWriter>(
         program, *options.trace,
         "paratwin simulate: " + w.name + " on " + count(nodes, "node") + " of " + machine.name + ", " +
             choice.fidelity + " fidelity" + (choice.fold ? " (folded where the program allows)" : "") + ", " + library);
@@ -113,9 +113,9 @@ Prediction simulate(const workloads::Workload& w, const topology::Machine& full,
   if (trace) trace->finish();
   step("done: " + std::to_string(r.actors) + " actors, " + std::to_string(r.flows) + " SimGrid transfers");
 
-  std::vector<RankRow> rows;
+  std::vector<reports::RankRow> rows;
   for (const auto& t : r.ranks) rows.push_back({t.compute, t.exposed_comm, t.bubble, t.other_idle});
-  std::vector<CollectiveRow> collectives;
+  std::vector<reports::CollectiveRow> collectives;
   for (const auto& c : r.collectives) {
     std::string names;
     for (const auto a : c.algorithms) names += (names.empty() ? "" : "+") + std::string(sim::to_string(a));

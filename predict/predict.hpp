@@ -30,7 +30,7 @@ struct PointOptions {
   std::vector<std::string> algorithms;  // simulate: "KIND=ALGORITHM" overrides
   std::string profile;                  // the profile the caller applied to the machine, recorded
   std::ostream* trace = nullptr;        // simulate: stream a Chrome trace here as the simulation runs
-  std::vector<int64_t> trace_ranks;     // empty: workloads::default_trace_ranks (one pipeline column)
+  std::vector<int64_t> trace_ranks;     // empty: reports::default_trace_ranks (one pipeline column)
   bool progress = false;                // simulate: the engine's progress on stderr
   // simulate: refuse (InputError naming --fidelity) a run estimated to take longer than this many
   // seconds (sim/run_estimate.hpp); 0: no limit. A run estimated to need more address space than the

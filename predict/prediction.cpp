@@ -11,7 +11,7 @@ const char* to_string(Model m) {
   return m == Model::simulate ? "simulate" : "analytical";
 }
 
-Prediction prediction_of(RunSummary summary, SimulationRecord record) {
+Prediction prediction_of(reports::RunSummary summary, SimulationRecord record) {
   Prediction p;
   p.model = Model::simulate;
   p.iteration_seconds = summary.iteration_seconds;
@@ -117,7 +117,7 @@ Prediction prediction_from_json(const nlohmann::json& j) {
     r.folded = j.at("folded").get<bool>();
     r.folded_by = j.value("folded_by", std::string());
     if (j.contains("not_folded_because")) r.not_folded_because = j["not_folded_because"].get<std::string>();
-    return prediction_of(run_summary_from_json(j), std::move(r));
+    return prediction_of(reports::run_summary_from_json(j), std::move(r));
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("not a simulation's prediction: ") + e.what());
   }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
 #include "sim/analytical_model.hpp"
 
 namespace paratwin::predict {
@@ -45,14 +45,14 @@ struct Prediction {
   double memory_bytes_per_rank = 0;  // of the busiest (simulate: the largest) stage
   bool fits = true;                  // in device memory
 
-  std::optional<RunSummary> summary;                // simulate
+  std::optional<reports::RunSummary> summary;       // simulate
   std::optional<SimulationRecord> simulation;       // simulate
   std::optional<sim::AnalyticalEstimate> estimate;  // analytical
   std::vector<std::string> warnings;                // options that had no effect
 };
 
 // The prediction of a SimGrid run and of an analytical estimate.
-Prediction prediction_of(RunSummary summary, SimulationRecord record);
+Prediction prediction_of(reports::RunSummary summary, SimulationRecord record);
 Prediction prediction_of(const sim::AnalyticalEstimate& e, int64_t ranks);
 
 // simulate: the document `paratwin simulate --json` writes (the run summary and how it ran);

@@ -11,7 +11,7 @@ namespace paratwin::predict {
 
 namespace {
 
-std::string collective_name(const CollectiveSummary& c) {
+std::string collective_name(const reports::CollectiveSummary& c) {
   return std::string(workloads::to_string(c.kind)) + " " + c.group + " (group size " + std::to_string(c.group_size) +
          ")";
 }
@@ -40,8 +40,10 @@ ComparisonRow figures(std::string what, std::string unit, std::optional<double> 
 }
 
 // What the two FLOP figures count, each side's recomputation, and which side is a legacy summary.
-std::string flops_note(const LabelledRun& a, const LabelledRun& b) {
-  auto recomputation = [](const RunSummary& s) { return s.legacy_flops ? std::string("unknown") : s.recomputation; };
+std::string flops_note(const reports::LabelledRun& a, const reports::LabelledRun& b) {
+  auto recomputation = [](const reports::RunSummary& s) {
+    return s.legacy_flops ? std::string("unknown") : s.recomputation;
+  };
   std::string out = printed(
       "  (model FLOPs: forward + backward without recomputation, so they follow the throughput of one model; "
       "hardware FLOPs\n   add what checkpointing recomputes (A: %s, B: %s); both count the full s×s attention)\n",
@@ -62,11 +64,11 @@ std::optional<double> ComparisonRow::change_percent() const {
   return 100 * (*b - *a) / *a;
 }
 
-bool out_of_memory(const RunSummary& s) {
+bool out_of_memory(const reports::RunSummary& s) {
   return !s.fits || s.max_bytes_per_rank > s.device_bytes;
 }
 
-std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary& b) {
+std::vector<ComparisonRow> comparison_rows(const reports::RunSummary& a, const reports::RunSummary& b) {
   std::vector<ComparisonRow> rows;
   auto both = [&](const char* what, const char* unit, double va, double vb) {
     rows.push_back(figures(what, unit, va, vb));
@@ -75,7 +77,9 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   both("throughput", "tokens/s", a.tokens_per_second, b.tokens_per_second);
   // Model FLOPs do not count recomputation: for one model and batch they follow the throughput.
   // A legacy summary knows only the figure that counted it (hardware); its model figures are absent.
-  auto model = [](const RunSummary& s, double v) { return s.legacy_flops ? std::nullopt : std::optional<double>(v); };
+  auto model = [](const reports::RunSummary& s, double v) {
+    return s.legacy_flops ? std::nullopt : std::optional<double>(v);
+  };
   rows.push_back(figures("model TFLOP/s per device", "TFLOP/s", model(a, a.model_tflops_per_device),
                          model(b, b.model_tflops_per_device)));
   rows.push_back(figures("model FLOPs: of peak (MFU)", "%", model(a, a.percent_of_peak), model(b, b.percent_of_peak)));
@@ -104,7 +108,7 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   rows.push_back(std::move(fits));
   // Collectives by kind, group and group size, in A's order then B's own.
   std::vector<std::string> order;
-  std::map<std::string, std::pair<const CollectiveSummary*, const CollectiveSummary*>> by_name;
+  std::map<std::string, std::pair<const reports::CollectiveSummary*, const reports::CollectiveSummary*>> by_name;
   for (const auto& c : a.collectives) {
     order.push_back(collective_name(c));
     by_name[order.back()].first = &c;
@@ -116,7 +120,7 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
   }
   for (const auto& name : order) {
     const auto [ca, cb] = by_name[name];
-    auto of = [](const CollectiveSummary* c, double (*f)(const CollectiveSummary&)) {
+    auto of = [](const reports::CollectiveSummary* c, double (*f)(const reports::CollectiveSummary&)) {
       return c ? std::optional<double>(f(*c)) : std::nullopt;
     };
     // The algorithm each run used (the library's choice, or --algorithm's), so that a change of
@@ -142,14 +146,15 @@ std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary
 namespace {
 
 // "45.9 GiB per rank of 16 GiB: fits" / "... : OUT OF MEMORY".
-std::string memory_verdict(const RunSummary& s) {
+std::string memory_verdict(const reports::RunSummary& s) {
   return printed("memory %.3g GiB per rank of %.3g GiB: %s", s.max_bytes_per_rank / (1 << 30),
                  s.device_bytes / (1 << 30), out_of_memory(s) ? "OUT OF MEMORY" : "fits");
 }
 
 }  // namespace
 
-std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes) {
+std::string comparison_table(const reports::LabelledRun& a, const reports::LabelledRun& b,
+                             const std::vector<std::string>& notes) {
   const auto rows = comparison_rows(a.second, b.second);
   size_t width = 10;
   for (const auto& r : rows) width = std::max(width, r.what.size() + r.unit.size() + 3);
@@ -194,7 +199,8 @@ std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const s
   return out;
 }
 
-nlohmann::json comparison_json(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes) {
+nlohmann::json comparison_json(const reports::LabelledRun& a, const reports::LabelledRun& b,
+                               const std::vector<std::string>& notes) {
   nlohmann::json j;
   j["schema_version"] = kSchemaVersion;  // schemas/compare.schema.json
   j["a"] = {{"label", a.first}, {"summary", to_json(a.second)}, {"out_of_memory", out_of_memory(a.second)}};

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "predict/run_plot.hpp"
+#include "reports/run_plot.hpp"
 
 namespace paratwin::predict {
 
@@ -25,14 +25,16 @@ struct ComparisonRow {
 };
 
 // Out of memory: the largest rank's memory exceeds the device's (or the summary says it does not fit).
-bool out_of_memory(const RunSummary& s);
+bool out_of_memory(const reports::RunSummary& s);
 
-std::vector<ComparisonRow> comparison_rows(const RunSummary& a, const RunSummary& b);
+std::vector<ComparisonRow> comparison_rows(const reports::RunSummary& a, const reports::RunSummary& b);
 // The table: a header naming A and B with each one's memory verdict, one line per row, then `notes`
 // (one line each) and a warning for each run that does not fit in memory.
-std::string comparison_table(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes = {});
+std::string comparison_table(const reports::LabelledRun& a, const reports::LabelledRun& b,
+                             const std::vector<std::string>& notes = {});
 // {"a": {label, summary, out_of_memory}, "b": {...}, "rows": [{what, unit, a, b, change_percent}], "notes"};
 // rows of words have strings for a and b and "changed" instead of change_percent, marked rows a "note".
-nlohmann::json comparison_json(const LabelledRun& a, const LabelledRun& b, const std::vector<std::string>& notes = {});
+nlohmann::json comparison_json(const reports::LabelledRun& a, const reports::LabelledRun& b,
+                               const std::vector<std::string>& notes = {});
 
 }  // namespace paratwin::predict

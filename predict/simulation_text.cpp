@@ -1,6 +1,7 @@
 #include "predict/simulation_text.hpp"
 
 #include "common/report_text.hpp"
+#include "reports/summary_text.hpp"
 
 namespace paratwin::predict {
 
@@ -26,6 +27,10 @@ std::string simulation_heading(const workloads::Workload& w, const Prediction& p
   else if (r.not_folded_because)
     out += printed("  simulated as          one actor per rank (not folded: %s)\n", r.not_folded_because->c_str());
   return out;
+}
+
+std::string simulation_report_text(const workloads::Workload& w, const Prediction& p) {
+  return simulation_heading(w, p) + reports::summary_text(w, *p.summary, "simulated anyway", collective_table_note(p));
 }
 
 std::string collective_table_note(const Prediction& p) {

@@ -9,6 +9,10 @@
 
 namespace paratwin::predict {
 
+// The text report `paratwin simulate` prints of a simulated prediction: the heading, then the run
+// summary's text.
+std::string simulation_report_text(const workloads::Workload& w, const Prediction& p);
+
 // `p` holds a simulation (summary and record).
 std::string simulation_heading(const workloads::Workload& w, const Prediction& p);
 // The line under the collective table that states the fidelity's approximation of the waiting column,

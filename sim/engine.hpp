@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "reports/trace.hpp"
+#include "reports/trace_sink.hpp"
 #include "sim/collectives.hpp"
 #include "sim/folding.hpp"
 #include "sim/run_estimate.hpp"
 #include "topology/topology.hpp"
 #include "workloads/op_walker.hpp"
 #include "workloads/program.hpp"
-#include "workloads/trace.hpp"
-#include "workloads/trace_sink.hpp"
 
 namespace paratwin::sim {
 
@@ -39,7 +39,7 @@ struct SimOptions {
   std::vector<int64_t> trace_ranks;  // ranks whose every op is recorded
   // When set, the traced ranks' ops and waits go here as they happen (not into SimResult::events).
   // Folded, the actors of the trace ranks are traced, each told with the ranks it stands for.
-  workloads::TraceSink* trace_sink = nullptr;
+  reports::TraceSink* trace_sink = nullptr;
   bool progress = false;  // print progress to stderr
   // Called with the run's estimate once the platform is built, before any actor exists; may throw to
   // refuse the run (sim/run_estimate.hpp).

@@ -12,9 +12,16 @@
 #include <vector>
 
 #include "workloads/program.hpp"
-#include "workloads/trace.hpp"
 
 namespace paratwin::workloads {
+
+// One op of one rank as it ran: its index in the rank's role and its start and end (seconds). What a
+// measured run records and a trace shows (reports/trace.hpp).
+struct OpEvent {
+  int64_t rank = 0;
+  uint32_t op = 0;
+  double start = 0, end = 0;
+};
 
 // Why the compute stream was idle. Each instant of a wait is charged to the op on the critical path at
 // that instant: the wait ends when the op it held back could start, released by its dependency that

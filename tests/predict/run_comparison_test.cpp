@@ -9,18 +9,20 @@
 #include "common/input_error.hpp"
 #include "tests/predict/tiny_pipeline.hpp"
 
+namespace reports = paratwin::reports;
 namespace pp = paratwin::predict;
 namespace pw = paratwin::workloads;
 
 namespace {
 
-pp::RunSummary run(double iteration, double ring_seconds, bool with_all_gather) {
+reports::RunSummary run(double iteration, double ring_seconds, bool with_all_gather) {
   const auto r = paratwin::test::tiny_pipeline();
   const auto pipe = r.program.grid.mask("pipe");
-  std::vector<pp::CollectiveRow> collectives = {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, ring_seconds, 1e-3}};
+  std::vector<reports::CollectiveRow> collectives = {
+      {pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, ring_seconds, 1e-3}};
   if (with_all_gather) collectives.push_back({pw::OpKind::all_gather, pipe, "ring", 2, 2e6, 1e-3, 0});
-  return pp::summarize(r.w, r.program, r.machine, iteration, {{1.0, 0.1, 0.2, 0.0}, {1.5, 0.0, 0.1, 0.05}},
-                       collectives);
+  return reports::summarize(r.w, r.program, r.machine, iteration, {{1.0, 0.1, 0.2, 0.0}, {1.5, 0.0, 0.1, 0.05}},
+                            collectives);
 }
 
 const pp::ComparisonRow& row(const std::vector<pp::ComparisonRow>& rows, const std::string& what) {
@@ -51,7 +53,7 @@ TEST(RunComparison, EveryFigureWithItsChange) {
 }
 
 TEST(RunComparison, TableAndJson) {
-  const pp::LabelledRun a{"frontier", run(2.0, 2e-3, false)}, b{"frontier-2x-nic", run(1.5, 4e-3, true)};
+  const reports::LabelledRun a{"frontier", run(2.0, 2e-3, false)}, b{"frontier-2x-nic", run(1.5, 4e-3, true)};
   const auto table = pp::comparison_table(a, b);
   EXPECT_NE(table.find("A  frontier: "), std::string::npos) << table;
   EXPECT_NE(table.find("B  frontier-2x-nic: "), std::string::npos) << table;
@@ -100,16 +102,16 @@ TEST(RunComparison, AlgorithmPerSideAndOutOfMemoryMarked) {
 }
 
 TEST(RunPlot, FormatByExtensionAndLabelsThatFit) {
-  EXPECT_EQ(pp::plot_format("x/run.svg", "--plot"), "svg");
-  EXPECT_EQ(pp::plot_format("run.png", "--plot"), "png");
-  EXPECT_THROW(pp::plot_format("run.pdf", "--plot"), paratwin::InputError);
-  EXPECT_THROW(pp::plot_format("run", "--plot"), paratwin::InputError);
+  EXPECT_EQ(reports::plot_format("x/run.svg", "--plot"), "svg");
+  EXPECT_EQ(reports::plot_format("run.png", "--plot"), "png");
+  EXPECT_THROW(reports::plot_format("run.pdf", "--plot"), paratwin::InputError);
+  EXPECT_THROW(reports::plot_format("run", "--plot"), paratwin::InputError);
   const std::string long_label(60, 'x');
-  const auto one = pp::run_plot_script("t", {{"a", run(2.0, 2e-3, true)}}, "svg", "out.svg");
+  const auto one = reports::run_plot_script("t", {{"a", run(2.0, 2e-3, true)}}, "svg", "out.svg");
   EXPECT_NE(one.find("\"stage 0\""), std::string::npos) << one;  // one run: a bar per stage
   EXPECT_NE(one.find("set output 'out.svg'"), std::string::npos);
-  const auto two =
-      pp::run_plot_script("t", {{long_label, run(2.0, 2e-3, false)}, {"b", run(1.5, 4e-3, true)}}, "png", "out.png");
+  const auto two = reports::run_plot_script("t", {{long_label, run(2.0, 2e-3, false)}, {"b", run(1.5, 4e-3, true)}},
+                                            "png", "out.png");
   EXPECT_NE(two.find("pngcairo"), std::string::npos);
   EXPECT_NE(two.find("\"" + long_label + "\""), std::string::npos);  // two runs: a bar per run
   // The bottom margin holds the 60-character label upright.

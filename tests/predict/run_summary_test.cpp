@@ -1,19 +1,21 @@
 // The run summary a prediction and a measurement share: stage means, bubble, collective bandwidths and
 // memory from a run's rows, its JSON document back to the same record, and the lines a simulation's
 // report opens with.
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "predict/saved_summary.hpp"
 #include "predict/simulation_text.hpp"
+#include "reports/saved_summary.hpp"
+#include "reports/summary_text.hpp"
 #include "tests/predict/tiny_pipeline.hpp"
 #include "topology/machine.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/workload.hpp"
 
+namespace reports = paratwin::reports;
 namespace pp = paratwin::predict;
 namespace pw = paratwin::workloads;
 
@@ -26,10 +28,10 @@ using paratwin::test::tiny_pipeline;
 TEST(RunSummary, StagesBubbleCollectivesAndMemory) {
   const auto r = tiny_pipeline();
   ASSERT_EQ(r.program.grid.size(), 2);
-  const std::vector<pp::RankRow> ranks = {{1.0, 0.1, 0.2, 0.0}, {1.5, 0.0, 0.1, 0.05}};
+  const std::vector<reports::RankRow> ranks = {{1.0, 0.1, 0.2, 0.0}, {1.5, 0.0, 0.1, 0.05}};
   const auto pipe = r.program.grid.mask("pipe");
-  const std::vector<pp::CollectiveRow> collectives = {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 2e-3, 1e-3}};
-  const auto s = pp::summarize(r.w, r.program, r.machine, 2.0, ranks, collectives);
+  const std::vector<reports::CollectiveRow> collectives = {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 2e-3, 1e-3}};
+  const auto s = reports::summarize(r.w, r.program, r.machine, 2.0, ranks, collectives);
   EXPECT_EQ(s.ranks, 2);
   EXPECT_DOUBLE_EQ(s.iteration_seconds, 2.0);
   EXPECT_DOUBLE_EQ(s.tokens_per_second, static_cast<double>(r.program.tokens_per_iteration) / 2.0);
@@ -59,8 +61,8 @@ TEST(RunSummary, StagesBubbleCollectivesAndMemory) {
 
 TEST(RunSummary, MeasuredCollectivesSayMeasured) {
   const auto r = tiny_pipeline();
-  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
-                               {{pw::OpKind::all_gather, r.program.grid.mask("pipe"), "", 1, 1e6, 1e-3, 0}});
+  const auto s = reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                                    {{pw::OpKind::all_gather, r.program.grid.mask("pipe"), "", 1, 1e6, 1e-3, 0}});
   EXPECT_EQ(s.collectives[0].algorithm, "measured");
   EXPECT_DOUBLE_EQ(s.collectives[0].busbw(), 0.5e9);  // an all-gather of 2: (2-1)/2
 }
@@ -68,17 +70,17 @@ TEST(RunSummary, MeasuredCollectivesSayMeasured) {
 TEST(RunSummary, JsonDocumentRoundTrips) {
   const auto r = tiny_pipeline();
   const auto s =
-      pp::summarize(r.w, r.program, r.machine, 0.123456789, {{0.1, 0.01, 0.02, 0}, {0.11, 0, 0.005, 0.001}},
-                    {{pw::OpKind::reduce_scatter, r.program.grid.mask("pipe"), "ring", 3, 1.5e6, 1e-4, 5e-5}});
-  const auto j = pp::to_json(s);
+      reports::summarize(r.w, r.program, r.machine, 0.123456789, {{0.1, 0.01, 0.02, 0}, {0.11, 0, 0.005, 0.001}},
+                         {{pw::OpKind::reduce_scatter, r.program.grid.mask("pipe"), "ring", 3, 1.5e6, 1e-4, 5e-5}});
+  const auto j = reports::to_json(s);
   EXPECT_EQ(j["collectives"][0]["overlapped_s"].get<double>(), 5e-5);
   EXPECT_EQ(j["ranks_compute_exposed_bubble_other_s"].size(), 2u);
-  const auto back = pp::run_summary_from_json(j);
-  EXPECT_EQ(pp::to_json(back).dump(), j.dump());
+  const auto back = reports::run_summary_from_json(j);
+  EXPECT_EQ(reports::to_json(back).dump(), j.dump());
   EXPECT_EQ(back.busiest_stage().stage, 1);
   auto broken = j;
   broken.erase("memory");
-  EXPECT_ANY_THROW(pp::run_summary_from_json(broken));
+  EXPECT_ANY_THROW(reports::run_summary_from_json(broken));
 }
 
 TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
@@ -93,7 +95,7 @@ TEST(RunSummary, ModelFlopsFollowThroughputWhateverTheRecomputation) {
     o.devices_per_node = r.machine.devices_per_node();
     const auto program = pw::lower(r.w, o);
     const double T = c == pw::Checkpointing::full ? 2.0 : 1.5;
-    const auto s = pp::summarize(r.w, program, r.machine, T, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+    const auto s = reports::summarize(r.w, program, r.machine, T, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
     model.push_back(s.model_tflops_per_device * T);
     hardware.push_back(s.hardware_tflops_per_device * T);
     EXPECT_NEAR(s.percent_of_peak / s.model_tflops_per_device,
@@ -111,27 +113,27 @@ TEST(RunSummary, ACollectivesTimePerCallIsItsOwnNotTheWaitForPeers) {
   // last member; time per call, algbw and busbw are the call's own (from that arrival to its end).
   const auto r = tiny_pipeline();
   const auto pipe = r.program.grid.mask("pipe");
-  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
-                               {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 5e-3, 4e-3, 3e-3, 2e-3}});
+  const auto s = reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                                    {{pw::OpKind::all_reduce, pipe, "ring", 4, 8e6, 5e-3, 4e-3, 3e-3, 2e-3}});
   const auto& c = s.collectives[0];
   EXPECT_DOUBLE_EQ(c.seconds_per_call(), 0.5e-3);
   EXPECT_DOUBLE_EQ(c.algbw(), 4e9);
-  const auto j = pp::to_json(s);
+  const auto j = reports::to_json(s);
   EXPECT_EQ(j["collectives"][0]["waiting_s"].get<double>(), 3e-3);
   EXPECT_EQ(j["collectives"][0]["call_s"].get<double>(), 2e-3);
-  EXPECT_EQ(pp::to_json(pp::run_summary_from_json(j)).dump(), j.dump());
+  EXPECT_EQ(reports::to_json(reports::run_summary_from_json(j)).dump(), j.dump());
   // A measured collective knows neither: its own spans stand for its calls, and the JSON says nothing more.
-  const auto m = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
-                               {{pw::OpKind::all_reduce, pipe, "", 4, 8e6, 5e-3, 4e-3}});
+  const auto m = reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}},
+                                    {{pw::OpKind::all_reduce, pipe, "", 4, 8e6, 5e-3, 4e-3}});
   EXPECT_DOUBLE_EQ(m.collectives[0].seconds_per_call(), 1.25e-3);
-  EXPECT_FALSE(pp::to_json(m)["collectives"][0].contains("call_s"));
+  EXPECT_FALSE(reports::to_json(m)["collectives"][0].contains("call_s"));
 }
 
 TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
   // A saved `simulate --json` of the oldest layout: the names before schema version 1, and one "model"
   // figure that counted recomputation.
   const auto r = tiny_pipeline();
-  auto j = pp::to_json(pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {}));
+  auto j = reports::to_json(reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {}));
   for (const char* key : {"schema_version", "hardware_tflops_per_gpu", "percent_of_peak_hardware", "flops_convention",
                           "model_tflops_per_gpu"})
     j.erase(key);
@@ -148,18 +150,18 @@ TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
     }
   j["model_tflops_per_device"] = 123.0;
   j["percent_of_peak"] = 39.4;
-  const auto s = pp::read_saved_summary(j, "old.json");
+  const auto s = reports::read_saved_summary(j, "old.json");
   EXPECT_TRUE(s.legacy_flops);
   EXPECT_DOUBLE_EQ(s.iteration_seconds, 1.0);
   EXPECT_DOUBLE_EQ(s.hardware_tflops_per_device, 123.0);
   EXPECT_DOUBLE_EQ(s.percent_of_peak_hardware, 39.4);
   // Written back under today's names, with the one figure it has: a hardware figure, no model figure.
-  const auto back = pp::to_json(s);
+  const auto back = reports::to_json(s);
   EXPECT_EQ(back["schema_version"], 1);
   EXPECT_DOUBLE_EQ(back["hardware_tflops_per_gpu"].get<double>(), 123.0);
   EXPECT_FALSE(back.contains("model_tflops_per_gpu"));
-  EXPECT_TRUE(pp::run_summary_from_json(back).legacy_flops);
-  EXPECT_EQ(pp::flops_lines(s, "bf16"),
+  EXPECT_TRUE(reports::run_summary_from_json(back).legacy_flops);
+  EXPECT_EQ(reports::flops_lines(s, "bf16"),
             "  hardware FLOPs        123 TFLOP/s per device = 39.4% of bf16 peak (HFU, saved by an older paratwin, "
             "recomputation counted)\n"
             "  (model FLOPs: forward + backward, no recomputation, 6N + 12·l·h·s per token as PaLM App. B; hardware "
@@ -169,7 +171,7 @@ TEST(RunSummary, ReadsSummariesSavedBeforeModelAndHardwareFlopsWereToldApart) {
 
 TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
   const auto r = tiny_pipeline();
-  const auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+  const auto s = reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
   pp::SimulationRecord record;
   record.nodes = 1;
   record.fidelity = "fast";
@@ -195,12 +197,13 @@ TEST(RunSummary, ASimulationSaysHowItRanBeforeItsSummary) {
 // Hardware FLOPs say how much full checkpointing recomputes when only some layers do.
 TEST(RunSummary, HardwareFlopsNameAPartialRecomputation) {
   const auto r = tiny_pipeline();
-  auto s = pp::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
+  auto s = reports::summarize(r.w, r.program, r.machine, 1.0, {{1, 0, 0, 0}, {1, 0, 0, 0}}, {});
   s.recomputation = "full";
-  EXPECT_NE(pp::flops_lines(s, "bf16").find("(HFU, with full recomputation)"), std::string::npos);
+  EXPECT_NE(reports::flops_lines(s, "bf16").find("(HFU, with full recomputation)"), std::string::npos);
   s.recompute_num_layers = 1;
-  EXPECT_NE(pp::flops_lines(s, "bf16").find("(HFU, with full recomputation of the first layer of each model chunk)"),
-            std::string::npos);
+  EXPECT_NE(
+      reports::flops_lines(s, "bf16").find("(HFU, with full recomputation of the first layer of each model chunk)"),
+      std::string::npos);
   s.recompute_num_layers = 3;
-  EXPECT_NE(pp::flops_lines(s, "bf16").find("of the first 3 layers of each model chunk)"), std::string::npos);
+  EXPECT_NE(reports::flops_lines(s, "bf16").find("of the first 3 layers of each model chunk)"), std::string::npos);
 }

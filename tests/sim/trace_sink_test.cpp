@@ -8,14 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "reports/trace.hpp"
+#include "reports/trace_writer.hpp"
 #include "sim/engine.hpp"
 #include "tests/sim/megatron_pipeline.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
 #include "workloads/lower.hpp"
-#include "workloads/trace.hpp"
-#include "workloads/trace_writer.hpp"
 
+namespace reports = paratwin::reports;
 namespace pw = paratwin::workloads;
 using nlohmann::json;
 
@@ -31,9 +32,9 @@ json simulate_traced(const pw::Program& program, bool fast, std::vector<int64_t>
     paratwin::sim::SimOptions options;
     options.fidelity = fast ? paratwin::sim::Fidelity::fast : paratwin::sim::Fidelity::exact;
     options.fold = fast;
-    options.trace_ranks = ranks.empty() ? pw::default_trace_ranks(program) : ranks;
+    options.trace_ranks = ranks.empty() ? reports::default_trace_ranks(program) : ranks;
     std::ofstream out(path);
-    pw::ChromeTraceWriter writer(program, out);
+    reports::ChromeTraceWriter writer(program, out);
     options.trace_sink = &writer;
     const auto r = paratwin::sim::simulate(program, topology, options);
     writer.finish();

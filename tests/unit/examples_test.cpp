@@ -3,11 +3,12 @@
 
 #include <filesystem>
 
+#include "reports/lower_report.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/program_graph.hpp"
-#include "workloads/report.hpp"
 
 namespace pw = paratwin::workloads;
+namespace reports = paratwin::reports;
 
 namespace {
 
@@ -28,7 +29,7 @@ TEST_P(Examples, LoadsAndLowers) {
   const auto p = pw::lower(w);
   EXPECT_EQ(p.grid.size(), w.total_ranks());
   EXPECT_EQ(static_cast<int64_t>(p.roles.size()), w.parallel.pipeline.stages);
-  const auto s = pw::summarize(p);
+  const auto s = reports::summarize(p);
   // Hardware FLOPs count every query against every key; a causal flash kernel skips half of them.
   double expected = s.hardware_flops;
   if (w.model.attention == pw::Attention::flash) {

@@ -8,11 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "reports/collective_listing.hpp"
 #include "tests/unit/test_util.hpp"
-#include "workloads/collective_listing.hpp"
 #include "workloads/error.hpp"
 #include "workloads/lower.hpp"
 
+namespace reports = paratwin::reports;
 namespace pw = paratwin::workloads;
 using paratwin::test::count_where;
 using paratwin::test::ops_where;
@@ -257,7 +258,7 @@ TEST(LowerZero3, DefaultsFollowOverlapAllGather) {
 // per iteration.
 TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   const auto p = lower(zero3("full", {{"gather_unit", "submodule"}, {"persistence_threshold", 1e5}}));
-  const auto rows = pw::list_collectives(p, p.roles[0], false);
+  const auto rows = reports::list_collectives(p, p.roles[0], false);
   int64_t gathers = 0, embedding_gathers = 0;
   bool qkv = false;
   for (const auto& c : rows) {
@@ -276,7 +277,7 @@ TEST(LowerZero3, ListingGroupsTheStacksGathersAndScatters) {
   EXPECT_EQ(gathers, kLayers * kMicroBatches * 2 * 4);
   // The input and the output embedding, each before its forward and its backward, per micro-batch.
   EXPECT_EQ(embedding_gathers, 2 * 2 * kMicroBatches);
-  const auto text = pw::format_collective_listing(p, -1, false);
+  const auto text = reports::format_collective_listing(p, -1, false);
   EXPECT_NE(text.find("all-gathers and reduce-scatters of sharded weights and gradients in stage 0"),
             std::string::npos);
 }

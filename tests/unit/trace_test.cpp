@@ -1,7 +1,7 @@
 // The trace writer: valid, compact JSON whatever it is fed; the same op slices the whole-string writer
 // used to make; flows with one start and one end each; idle slices where the walker charged waits;
 // counters of the bytes in flight; and the ranks traced by default.
-#include "workloads/trace.hpp"
+#include "reports/trace.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include "reports/trace_writer.hpp"
 #include "test_util.hpp"
 #include "workloads/lower.hpp"
 #include "workloads/op_walker.hpp"
-#include "workloads/trace_writer.hpp"
 
+namespace reports = paratwin::reports;
 namespace pw = paratwin::workloads;
 using nlohmann::json;
 using paratwin::test::example;
@@ -64,7 +65,7 @@ std::vector<json> of_phase(const json& trace, const std::string& ph) {
 TEST(Trace, MeasuredRunIsValidJsonWithEveryOpAsASlice) {
   const auto p = lowered("tiny-pp-1f1b.json");
   const auto events = walk_all(p);
-  const std::string text = pw::chrome_trace(p, events);
+  const std::string text = reports::chrome_trace(p, events);
   const json trace = json::parse(text);  // throws on invalid JSON
   EXPECT_EQ(text.substr(0, text.find("\n],")).find(": "), std::string::npos) << "compact: no spaces after keys";
   EXPECT_EQ(trace["displayTimeUnit"], "ms");
@@ -92,7 +93,7 @@ TEST(Trace, MeasuredRunIsValidJsonWithEveryOpAsASlice) {
 
 TEST(Trace, EveryFlowHasOneStartAndOneEndOnSlices) {
   const auto p = lowered("tiny-pp-1f1b.json");
-  const json trace = json::parse(pw::chrome_trace(p, walk_all(p)));
+  const json trace = json::parse(reports::chrome_trace(p, walk_all(p)));
   std::map<int64_t, std::string> phases;  // id -> "s", "t"..., "f" in file order
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "s" || e["ph"] == "t" || e["ph"] == "f")
@@ -116,7 +117,7 @@ TEST(Trace, EveryFlowHasOneStartAndOneEndOnSlices) {
 
 TEST(Trace, CollectiveFlowsJoinTracedMembersInTheOrderTheyJoined) {
   const auto p = lowered("tiny-gpt-3d.json");  // 8 ranks, x, y and z groups
-  const json trace = json::parse(pw::chrome_trace(p, walk_all(p)));
+  const json trace = json::parse(reports::chrome_trace(p, walk_all(p)));
   std::map<int64_t, std::vector<json>> flows;
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "s" || e["ph"] == "t" || e["ph"] == "f") flows[e["id"].get<int64_t>()].push_back(e);
@@ -134,7 +135,7 @@ TEST(Trace, CollectiveFlowsJoinTracedMembersInTheOrderTheyJoined) {
 TEST(Trace, IdleSlicesAreTheWalkersPiecesBackFromTheirEnd) {
   const auto p = lowered("tiny-pp-1f1b.json");
   std::ostringstream out;
-  pw::ChromeTraceWriter w(p, out);
+  reports::ChromeTraceWriter w(p, out);
   w.traced(1, {1});
   const auto& ops = p.roles[1].ops;
   uint32_t recv = 0;
@@ -162,7 +163,7 @@ TEST(Trace, IdleSlicesAreTheWalkersPiecesBackFromTheirEnd) {
 TEST(Trace, CountersFollowTheBytesInFlightOneValuePerInstant) {
   const auto p = lowered("tiny-pp-1f1b.json");
   std::ostringstream out;
-  pw::ChromeTraceWriter w(p, out);
+  reports::ChromeTraceWriter w(p, out);
   w.traced(0, {0});
   const auto& ops = p.roles[0].ops;
   std::vector<uint32_t> sends;
@@ -195,7 +196,7 @@ TEST(Trace, CountersFollowTheBytesInFlightOneValuePerInstant) {
 TEST(Trace, StandsForIsInTheMetadataWhenFolded) {
   const auto p = lowered("tiny-gpt-3d.json");
   std::ostringstream out;
-  pw::ChromeTraceWriter w(p, out, "about");
+  reports::ChromeTraceWriter w(p, out, "about");
   w.traced(0, {0, 1, 2, 3});
   w.finish();
   const json trace = json::parse(out.str());
@@ -205,28 +206,28 @@ TEST(Trace, StandsForIsInTheMetadataWhenFolded) {
 }
 
 TEST(Trace, DescribesRankListsAsRuns) {
-  EXPECT_EQ(pw::describe_ranks({0, 1, 2, 3}), "0-3");
-  EXPECT_EQ(pw::describe_ranks({0, 64, 128, 192}), "0, 64, ..., 192 (every 64)");
-  EXPECT_EQ(pw::describe_ranks({3, 5}), "3, 5");
-  EXPECT_EQ(pw::describe_ranks({7}), "7");
-  EXPECT_EQ(pw::describe_ranks({0, 1, 2, 10, 20}), "0-2, 10, 20");
+  EXPECT_EQ(reports::describe_ranks({0, 1, 2, 3}), "0-3");
+  EXPECT_EQ(reports::describe_ranks({0, 64, 128, 192}), "0, 64, ..., 192 (every 64)");
+  EXPECT_EQ(reports::describe_ranks({3, 5}), "3, 5");
+  EXPECT_EQ(reports::describe_ranks({7}), "7");
+  EXPECT_EQ(reports::describe_ranks({0, 1, 2, 10, 20}), "0-2, 10, 20");
 }
 
 TEST(Trace, SameEventsGiveTheSameBytes) {
   const auto p = lowered("tiny-gpt-3d.json");
   const auto events = walk_all(p);
-  EXPECT_EQ(pw::chrome_trace(p, events), pw::chrome_trace(p, events));
+  EXPECT_EQ(reports::chrome_trace(p, events), reports::chrome_trace(p, events));
 }
 
 TEST(DefaultTraceRanks, OneRankPerPipelineStage) {
   const auto p = lowered("tiny-pp-1f1b.json");  // 2 stages, no tensor parallelism
-  EXPECT_EQ(pw::default_trace_ranks(p), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(reports::default_trace_ranks(p), (std::vector<int64_t>{0, 1}));
 }
 
 TEST(DefaultTraceRanks, PipelineColumnAndStageZerosTensorGroup) {
   // 8 tensor ranks per stage, 8 stages: stage 0's group (0-7) and the first rank of every stage.
   const auto p = lowered("gpt-175b-selene-64-sp-selective.json");
-  EXPECT_EQ(pw::default_trace_ranks(p), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32, 40, 48, 56}));
+  EXPECT_EQ(reports::default_trace_ranks(p), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32, 40, 48, 56}));
 }
 
 TEST(DefaultTraceRanks, LargeTensorGridsGiveTheirAxisLines) {
@@ -234,7 +235,7 @@ TEST(DefaultTraceRanks, LargeTensorGridsGiveTheirAxisLines) {
   // line 0, 8, ..., 56; data replica 0 only.
   auto w = example("gpt-80b-frontier-8192.json");
   w.parallel.data = 2;
-  const auto ranks = pw::default_trace_ranks(pw::lower(w));
+  const auto ranks = reports::default_trace_ranks(pw::lower(w));
   EXPECT_EQ(ranks, (std::vector<int64_t>{0, 1, 2, 3, 4, 8, 16, 24, 32, 40, 48, 56}));
 }
 
@@ -242,5 +243,5 @@ TEST(DefaultTraceRanks, TedTracesExpertZero) {
   // tensor 2 x expert 2 x data 1: stage 0's tensor group, expert coordinate 0.
   const auto p = lowered("tiny-moe-ted.json");
   EXPECT_EQ(p.grid.axes()[0].name, "tensor");
-  EXPECT_EQ(pw::default_trace_ranks(p), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(reports::default_trace_ranks(p), (std::vector<int64_t>{0, 1}));
 }

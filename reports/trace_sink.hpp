@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "reports/trace.hpp"
 #include "workloads/op_walker.hpp"
-#include "workloads/trace.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
 
 class TraceSink {
  public:
@@ -21,10 +21,10 @@ class TraceSink {
   // A traced rank's op started at `at` (seconds).
   virtual void started(int64_t rank, uint32_t op, double at) = 0;
   // ... and ended.
-  virtual void finished(const OpEvent& e) = 0;
+  virtual void finished(const workloads::OpEvent& e) = 0;
   // The compute stream's wait that ended at `until`: the walker's pieces, latest first, each ending
   // where the one before it (in the list) began.
-  virtual void idle(int64_t rank, const std::vector<IdleCharge>& pieces, double until) = 0;
+  virtual void idle(int64_t rank, const std::vector<workloads::IdleCharge>& pieces, double until) = 0;
 };
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

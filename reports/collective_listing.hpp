@@ -10,12 +10,12 @@
 
 #include "workloads/program.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
 
 struct ListedCollective {
-  OpKind kind = OpKind::all_gather;
+  workloads::OpKind kind = workloads::OpKind::all_gather;
   std::string name;
-  Phase phase = Phase::forward;
+  workloads::Phase phase = workloads::Phase::forward;
   std::string layers;  // "0-11", "3,7", "embedding", "-"
   std::string group;   // axis names
   int64_t group_size = 1;
@@ -26,9 +26,9 @@ struct ListedCollective {
 
 // `every`: all collectives of the role; otherwise the all-gathers and reduce-scatters of sharded
 // weights and gradients.
-std::vector<ListedCollective> list_collectives(const Program& p, const Role& r, bool every);
+std::vector<ListedCollective> list_collectives(const workloads::Program& p, const workloads::Role& r, bool every);
 // The tables of every role (or of `only_role`), with totals per kind; empty when no role has one.
-std::string format_collective_listing(const Program& p, int64_t only_role, bool every);
-nlohmann::json collective_listing_json(const Program& p, bool every);
+std::string format_collective_listing(const workloads::Program& p, int64_t only_role, bool every);
+nlohmann::json collective_listing_json(const workloads::Program& p, bool every);
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

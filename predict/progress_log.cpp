@@ -1,9 +1,7 @@
-#include "predict/simulation_report.hpp"
+#include "predict/progress_log.hpp"
 
 #include <chrono>
 #include <cstdio>
-
-#include "predict/simulation_text.hpp"
 
 namespace paratwin::predict {
 
@@ -17,11 +15,6 @@ std::function<void(const std::string&)> step_log() {
 
 void print_warning(const std::string& what) {
   std::fprintf(stderr, "paratwin: warning: %s\n", what.c_str());
-}
-
-void print_simulation_report(const workloads::Workload& w, const Prediction& p) {
-  std::printf("%s", simulation_heading(w, p).c_str());
-  print_summary(w, *p.summary, "simulated anyway", collective_table_note(p));
 }
 
 }  // namespace paratwin::predict

@@ -1,4 +1,4 @@
-#include "workloads/collective_listing.hpp"
+#include "reports/collective_listing.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,9 +8,12 @@
 #include <sstream>
 #include <tuple>
 
-#include "workloads/report.hpp"
+#include "reports/lower_report.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 namespace {
 
@@ -141,4 +144,4 @@ nlohmann::json collective_listing_json(const Program& p, bool every) {
   return roles;
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

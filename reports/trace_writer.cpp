@@ -1,10 +1,13 @@
-#include "workloads/trace_writer.hpp"
+#include "reports/trace_writer.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 namespace {
 
@@ -421,4 +424,4 @@ void ChromeTraceWriter::finish() {
   buffer_.clear();
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

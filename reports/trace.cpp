@@ -1,13 +1,16 @@
-#include "workloads/trace.hpp"
+#include "reports/trace.hpp"
 
 #include <algorithm>
 #include <set>
 #include <sstream>
 #include <tuple>
 
-#include "workloads/trace_writer.hpp"
+#include "reports/trace_writer.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 std::string chrome_trace(const Program& program, const std::vector<OpEvent>& events) {
   std::ostringstream out;
@@ -56,4 +59,4 @@ std::vector<int64_t> default_trace_ranks(const Program& program) {
   return {ranks.begin(), ranks.end()};
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

@@ -1,4 +1,4 @@
-#include "workloads/report.hpp"
+#include "reports/lower_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,10 @@
 
 #include "common/schema_version.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 namespace {
 
@@ -175,4 +178,4 @@ std::string format_text(const ProgramSummary& s, std::optional<double> device_me
   return o.str();
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

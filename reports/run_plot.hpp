@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::reports {
 
 using LabelledRun = std::pair<std::string, RunSummary>;
 
@@ -23,4 +23,4 @@ std::string run_plot_script(const std::string& title, const std::vector<Labelled
 // The image of `runs` in `format` ("svg" or "png"). Throws JobFailed when gnuplot is missing or fails.
 std::string render_run_plot(const std::string& title, const std::vector<LabelledRun>& runs, const std::string& format);
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::reports

@@ -1,10 +1,13 @@
-#include "workloads/lower_text.hpp"
+#include "reports/lower_text.hpp"
 
 #include <sstream>
 
 #include "workloads/schedule.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 std::string rank_text(const Program& program, int64_t rank) {
   std::ostringstream out;
@@ -57,4 +60,4 @@ std::string op_list_text(const Program& program, int64_t role) {
   return out.str();
 }
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

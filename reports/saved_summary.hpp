@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "predict/run_summary.hpp"
+#include "reports/run_summary.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::reports {
 
 // Bounds of a saved summary's figures: seconds of an iteration or of any part of it (about 32 years),
 // bytes of a buffer or a device's memory, tokens per second, model TFLOP/s per device, percentages of
@@ -26,4 +26,4 @@ constexpr int64_t kSummaryMaxCalls = 1'000'000'000'000;
 // are not one per rank. Keys it does not read (a prediction's own records) are left alone.
 RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file);
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::reports

@@ -24,21 +24,21 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reports/trace_sink.hpp"
 #include "workloads/program.hpp"
-#include "workloads/trace_sink.hpp"
 
-namespace paratwin::workloads {
+namespace paratwin::reports {
 
 class ChromeTraceWriter : public TraceSink {
  public:
   // `about`: a line for the trace's metadata (what was run, how).
-  ChromeTraceWriter(const Program& program, std::ostream& out, std::string about = "");
+  ChromeTraceWriter(const workloads::Program& program, std::ostream& out, std::string about = "");
   ~ChromeTraceWriter() override = default;
 
   void traced(int64_t rank, const std::vector<int64_t>& stands_for) override;
   void started(int64_t rank, uint32_t op, double at) override;
-  void finished(const OpEvent& e) override;
-  void idle(int64_t rank, const std::vector<IdleCharge>& pieces, double until) override;
+  void finished(const workloads::OpEvent& e) override;
+  void idle(int64_t rank, const std::vector<workloads::IdleCharge>& pieces, double until) override;
 
   // Closes the JSON (flows still missing an end are left out) and flushes the stream. Call once.
   void finish();
@@ -63,10 +63,10 @@ class ChromeTraceWriter : public TraceSink {
   using MessageKey = std::tuple<int64_t, int64_t, int, int64_t>;      // from, to, channel, ordinal
   using CollectiveKey = std::tuple<uint32_t, int64_t, int, int64_t>;  // mask, first member, stream, ordinal
 
-  const Program& program_;
+  const workloads::Program& program_;
   std::ostream& out_;
   std::string about_;
-  PlacementMap placement_;
+  workloads::PlacementMap placement_;
   int pipe_axis_;
   std::string buffer_;
   bool first_event_ = true;
@@ -96,7 +96,7 @@ class ChromeTraceWriter : public TraceSink {
   void flow(const std::vector<Anchor>& anchors, const char* name);
   void count(int64_t rank, int64_t ts, double node_delta, double net_delta);
   void write_counter(int64_t node, const Counter& c, int64_t ts);
-  bool comm_on_node(int64_t rank, const Op& op);
+  bool comm_on_node(int64_t rank, const workloads::Op& op);
   int64_t traced_in_group(int64_t rank, uint32_t mask);
   int64_t consumer_of(int64_t rank, uint32_t op);
   bool is_traced(int64_t rank) const { return traced_.count(rank) > 0; }
@@ -111,4 +111,4 @@ int64_t trace_ns(double seconds);
 // Ranks as a short list of runs: "0-7", "0, 64, ..., 8128 (every 64)", "3, 5, 9".
 std::string describe_ranks(const std::vector<int64_t>& ranks);
 
-}  // namespace paratwin::workloads
+}  // namespace paratwin::reports

@@ -1,4 +1,4 @@
-#include "predict/saved_summary.hpp"
+#include "reports/saved_summary.hpp"
 
 #include <cmath>
 #include <vector>
@@ -6,7 +6,10 @@
 #include "common/input_error.hpp"
 #include "common/json_reader.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 namespace {
 
@@ -139,4 +142,4 @@ RunSummary read_saved_summary(const nlohmann::json& doc, const std::string& file
   return s;
 }
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::reports

@@ -1,4 +1,4 @@
-#include "predict/run_plot.hpp"
+#include "reports/run_plot.hpp"
 
 #include <unistd.h>
 
@@ -14,7 +14,10 @@
 #include "common/report_text.hpp"
 #include "common/text_file.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::reports {
+
+// What these files write about is the workload model's: its programs, roles and ops.
+using namespace workloads;
 
 namespace {
 
@@ -152,4 +155,4 @@ std::string render_run_plot(const std::string& title, const std::vector<Labelled
   return bytes.str();
 }
 
-}  // namespace paratwin::predict
+}  // namespace paratwin::reports

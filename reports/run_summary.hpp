@@ -12,7 +12,7 @@
 #include "workloads/program.hpp"
 #include "workloads/workload.hpp"
 
-namespace paratwin::predict {
+namespace paratwin::reports {
 
 // Where one rank's compute stream spent the iteration (seconds).
 struct RankRow {
@@ -111,14 +111,4 @@ nlohmann::json to_json(const RunSummary& s);
 // field is missing.
 RunSummary run_summary_from_json(const nlohmann::json& j);
 
-// The model and hardware FLOPs lines of a report (MFU, HFU and the conventions), `dtype` naming the peak.
-std::string flops_lines(const RunSummary& s, const std::string& dtype);
-// The lines after a report's header: iteration time, throughput, bubble, the stage and collective
-// tables and the memory verdict. `what` ends the out-of-memory warning ("simulated anyway"); `note`, if
-// any, is a line under the collective table (an approximation of the run's fidelity).
-void print_summary(const workloads::Workload& w, const RunSummary& s, const char* what, const std::string& note = "");
-// The collective table in nccl-tests' terms: per call size in bytes and own time in µs, algbw and busbw
-// in GB/s, then the iteration's total, waiting-for-peers and exposed milliseconds per rank.
-void print_collective_table(const std::vector<CollectiveSummary>& collectives, const std::string& note = "");
-
-}  // namespace paratwin::predict
+}  // namespace paratwin::reports

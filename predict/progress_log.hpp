@@ -1,11 +1,8 @@
 #pragma once
-// How `paratwin simulate` and `search` show a SimGrid prediction: the steps of a long run on stderr,
-// and the text report.
+// How `paratwin simulate` and `search` tell the user about a long run as it goes: its steps and its
+// warnings, on stderr (stdout holds the report).
 #include <functional>
 #include <string>
-
-#include "predict/prediction.hpp"
-#include "workloads/workload.hpp"
 
 namespace paratwin::predict {
 
@@ -14,8 +11,5 @@ std::function<void(const std::string&)> step_log();
 
 // "paratwin: warning: ..." on stderr.
 void print_warning(const std::string& what);
-
-// The text report `paratwin simulate` prints of a simulated prediction.
-void print_simulation_report(const workloads::Workload& w, const Prediction& p);
 
 }  // namespace paratwin::predict

@@ -1,0 +1,1 @@
+// Not named in the README: the check must fail on it.
