@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "calibration/profile_format.hpp"
 #include "common/input_error.hpp"
 
 namespace paratwin::calibration {
@@ -173,12 +174,12 @@ void fit_profile_gemms(nlohmann::json& profile, const topology::Machine& machine
     if (m.at("kind") == "gemm")
       samples[m.value("dtype", std::string("fp32"))].push_back(
           {{m.at("m").get<int64_t>(), m.at("n").get<int64_t>(), m.at("k").get<int64_t>(), m.value("batch", int64_t{1})},
-           m.at("seconds").get<double>()});
+           m.at("time_s").get<double>()});
   auto& fit = profile.at("fit");
   for (const auto& g : fit.value("gemm_shapes", nlohmann::json::array()))
     samples[g.at("dtype").get<std::string>()].push_back(
         {{g.at("m").get<int64_t>(), g.at("n").get<int64_t>(), g.at("k").get<int64_t>(), g.at("batch").get<int64_t>()},
-         g.at("seconds").get<double>()});
+         g.at("time_s").get<double>()});
   const double launch = fit.at("launch_overhead_us").get<double>() * 1e-6;
   fit["gemm"] = nlohmann::json::object();
   for (const auto& [dtype, points] : samples) {
@@ -205,6 +206,7 @@ void refit_profile_gemms(nlohmann::json& profile, const std::string& source) {
     if (!profile.is_object() || !profile.contains("machine") || !profile.contains("measurements") ||
         !profile.contains("fit"))
       throw InputError(source, "is not a profile written by paratwin calibrate micro (machine, measurements, fit)");
+    upgrade_profile(profile);
     fit_profile_gemms(profile, topology::resolve_machine(profile["machine"].get<std::string>()));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source, std::string("does not read as a profile: ") + e.what());

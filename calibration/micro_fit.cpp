@@ -7,6 +7,7 @@
 #include "calibration/fit.hpp"
 #include "calibration/gemm_fit.hpp"
 #include "calibration/micro_plan.hpp"
+#include "common/schema_version.hpp"
 #include "topology/machine.hpp"
 
 namespace paratwin::calibration {
@@ -61,11 +62,11 @@ Sweeps record_measurements(const MicroPlan& plan, const MicroTimes& times, nlohm
                      {"batch", g.batch},
                      {"trans_a", g.trans_a},
                      {"trans_b", g.trans_b},
-                     {"seconds", seconds[i]}});
+                     {"time_s", seconds[i]}});
   }
   for (uint32_t i = plan.first_sweep_gemm; i < flush; ++i) {
     const Op& op = ops[i];
-    nlohmann::json m = {{"kind", workloads::to_string(op.kind)}, {"seconds", seconds[i]}};
+    nlohmann::json m = {{"kind", workloads::to_string(op.kind)}, {"time_s", seconds[i]}};
     if (op.kind == OpKind::gemm) {
       m["m"] = op.gemm.m;
       m["n"] = op.gemm.n;
@@ -183,10 +184,10 @@ KindExtra fit_interference(const MicroPlan& plan, const MicroTimes& times, const
                      {"bytes", op.bytes},
                      {"group_size", p},
                      {"gemm_flops", kLayerGemms * ops[lead_in].flops},
-                     {"gemm_alone_seconds", m.alone},
-                     {"gemm_shared_seconds", m.shared},
-                     {"collective_seconds_alone", alone_seconds(op)},
-                     {"collective_seconds_while_computing", m.collective_in_compute}});
+                     {"gemm_alone_s", m.alone},
+                     {"gemm_shared_s", m.shared},
+                     {"collective_alone_s", alone_seconds(op)},
+                     {"collective_while_computing_s", m.collective_in_compute}});
       xy += (m.shared - m.alone) * in_flight;
       xx += in_flight * in_flight;
       const double steps = ring_terms(op.kind, static_cast<double>(p)).first;
@@ -212,6 +213,7 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
   const auto& message_sizes = plan.message_sizes;
   const auto& message_seconds = times.message_seconds;
   nlohmann::json out;
+  out["schema_version"] = kSchemaVersion;
   out["backend"] = backend;
   out["ranks"] = ranks;
   out["machine"] = machine.name;
@@ -235,7 +237,7 @@ nlohmann::json fit_micro(const MicroPlan& plan, const MicroTimes& times, const t
   if (!message_seconds.empty()) {
     const LineFit l = fit_line(message_sizes, message_seconds);
     for (size_t i = 0; i < message_sizes.size(); ++i)
-      raw.push_back({{"kind", "message"}, {"bytes", message_sizes[i]}, {"seconds", message_seconds[i]}});
+      raw.push_back({{"kind", "message"}, {"bytes", message_sizes[i]}, {"time_s", message_seconds[i]}});
     fit["messages"] = {{"alpha_us", std::max(0.0, l.intercept) * 1e6},
                        {"GBps", 1 / l.slope / 1e9},
                        {"rms_relative_error", l.rms_relative_error}};

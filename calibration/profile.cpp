@@ -2,10 +2,12 @@
 
 #include <array>
 
+#include "calibration/profile_format.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/json_reader.hpp"
 #include "common/report_text.hpp"
+#include "common/schema_version.hpp"
 
 namespace paratwin::calibration {
 
@@ -17,10 +19,12 @@ constexpr double kShapeAbovePeak = 1.5;  // a GEMM faster than this many times t
 }  // namespace
 
 void apply_profile(topology::Machine& machine, const std::string& path) {
-  const auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
+  auto doc = parse_json<InputError>(read_text_file<InputError>(path), path);
   try {
     if (!doc.is_object()) throw InputError("", "must be a JSON object: a profile written by paratwin calibrate micro");
+    upgrade_profile(doc);
     JsonReader top(doc, "");
+    top.integer("schema_version", std::nullopt, 1, kSchemaVersion);
     const std::string measured = top.string("machine");
     if (measured != machine.name)
       top.fail("machine",
@@ -64,16 +68,16 @@ void apply_profile(topology::Machine& machine, const std::string& path) {
       std::array<int64_t, 6> key = {e.integer("m", std::nullopt, 1), e.integer("n", std::nullopt, 1),
                                     e.integer("k", std::nullopt, 1), e.integer("batch", std::nullopt, 1),
                                     e.boolean("trans_a") ? 1 : 0,    e.boolean("trans_b") ? 1 : 0};
-      const double seconds = e.number("seconds", std::nullopt, 0, 1e6);
-      if (seconds <= 0) e.fail("seconds", "= 0: a GEMM takes time");
+      const double seconds = e.number("time_s", std::nullopt, 0, 1e6);
+      if (seconds <= 0) e.fail("time_s", "= 0: a GEMM takes time");
       // The profile's peak is the fastest its GEMMs ran; one shape well above it was not timed right.
       const auto peak = machine.node.device.peak_flops.find(dtype);
       const double rate = 2.0 * static_cast<double>(key[0]) * static_cast<double>(key[1]) *
                           static_cast<double>(key[2]) * static_cast<double>(key[3]) / seconds;
       if (peak != machine.node.device.peak_flops.end() && rate > kShapeAbovePeak * peak->second)
-        e.fail("seconds", printed("= %.4g gives %.4g TFLOP/s, more than %g x the %s peak of %.4g TFLOP/s", seconds,
-                                  rate / 1e12, kShapeAbovePeak, dtype.c_str(), peak->second / 1e12) +
-                              ": physically impossible on this device");
+        e.fail("time_s", printed("= %.4g gives %.4g TFLOP/s, more than %g x the %s peak of %.4g TFLOP/s", seconds,
+                                 rate / 1e12, kShapeAbovePeak, dtype.c_str(), peak->second / 1e12) +
+                             ": physically impossible on this device");
       machine.profile.gemm_seconds[dtype][key] = seconds;
       e.finish();
     }

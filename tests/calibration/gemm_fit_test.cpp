@@ -51,12 +51,12 @@ Split samples_of(const nlohmann::json& profile, const std::string& dtype) {
     if (m.at("kind") == "gemm" && m.value("dtype", std::string("fp32")) == dtype)
       s.sweep.push_back(
           {{m.at("m").get<int64_t>(), m.at("n").get<int64_t>(), m.at("k").get<int64_t>(), m.value("batch", int64_t{1})},
-           m.at("seconds").get<double>()});
+           m.at("time_s").get<double>()});
   for (const auto& g : profile.at("fit").at("gemm_shapes"))
     if (g.at("dtype") == dtype)
       s.shapes.push_back(
           {{g.at("m").get<int64_t>(), g.at("n").get<int64_t>(), g.at("k").get<int64_t>(), g.at("batch").get<int64_t>()},
-           g.at("seconds").get<double>()});
+           g.at("time_s").get<double>()});
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "calibration/profile.hpp"
+#include "calibration/profile_format.hpp"
 #include "common/input_error.hpp"
 #include "tests/calibration/temp_files.hpp"
 
@@ -68,6 +69,8 @@ TEST(Profile, H100ProfileGivesFp8GemmsTheirMeasuredRate) {
   EXPECT_LT(ratio, 2.0);
 }
 
+// A profile written before schema version 1 (no "schema_version", a timed shape's "seconds"): read as
+// version 1 (calibration/profile_format.hpp).
 TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
   const auto path = write("p.json", R"({"machine": "localhost", "fit": {
       "peak_tflops": {"fp32": 0.1}, "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 8, "operand_reuse": 2, "fixed_us": 3}},
@@ -109,13 +112,13 @@ TEST_F(Files, ProfileRoundTripsIntoTheMachine) {
 // a peak many times the machine file's.
 TEST_F(Files, ProfilesWithImpossibleTimesAreRefused) {
   const auto profile = [&](const std::string& name, double peak_tflops, double seconds) {
-    return write(name, R"({"machine": "localhost", "fit": {
+    return write(name, R"({"schema_version": 1, "machine": "localhost", "fit": {
         "peak_tflops": {"fp32": )" +
                            std::to_string(peak_tflops) + R"(},
         "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 8, "operand_reuse": 2, "fixed_us": 3}},
         "launch_overhead_us": 2, "memory_GBps": 40,
         "gemm_shapes": [{"dtype": "fp32", "m": 256, "n": 1024, "k": 256, "batch": 1, "trans_a": false,
-                         "trans_b": true, "seconds": )" +
+                         "trans_b": true, "time_s": )" +
                            std::to_string(seconds) + "}]}}");
   };
   auto machine = paratwin::topology::resolve_machine("localhost");
@@ -124,12 +127,12 @@ TEST_F(Files, ProfilesWithImpossibleTimesAreRefused) {
   const auto zero = profile("zero.json", 0.1, 0);
   EXPECT_NE(error_of([&] {
               pc::apply_profile(machine, zero);
-            }).find("zero.json: fit.gemm_shapes[0].seconds = 0: a GEMM takes time"),
+            }).find("zero.json: fit.gemm_shapes[0].time_s = 0: a GEMM takes time"),
             std::string::npos)
       << error_of([&] { pc::apply_profile(machine, zero); });
   const auto fast = profile("fast.json", 0.1, 0.0005);  // 0.27 TFLOP/s
   EXPECT_NE(error_of([&] { pc::apply_profile(machine, fast); })
-                .find("fast.json: fit.gemm_shapes[0].seconds = 0.0005 gives 0.2684 TFLOP/s, more than 1.5 x the "
+                .find("fast.json: fit.gemm_shapes[0].time_s = 0.0005 gives 0.2684 TFLOP/s, more than 1.5 x the "
                       "fp32 peak of 0.1 TFLOP/s"),
             std::string::npos)
       << error_of([&] { pc::apply_profile(machine, fast); });
@@ -140,4 +143,49 @@ TEST_F(Files, ProfilesWithImpossibleTimesAreRefused) {
                       "localhost's device"),
             std::string::npos)
       << error_of([&] { pc::apply_profile(fresh, peak); });
+}
+
+// Version 1 reads one set of names: a newer version is refused, and so is a version-1 shape that says
+// "seconds" (only a document without "schema_version" is upgraded).
+TEST_F(Files, ProfileVersionsAreCheckedAndOldNamesUpgradedOnlyInOldProfiles) {
+  const auto profile = [&](const std::string& name, const std::string& version, const std::string& time_key) {
+    return write(name, R"({)" + version + R"("machine": "localhost", "fit": {
+        "peak_tflops": {"fp32": 0.1},
+        "gemm": {"fp32": {"max_efficiency": 0.9, "tile_overhead_k": 8, "operand_reuse": 2, "fixed_us": 3}},
+        "launch_overhead_us": 2, "memory_GBps": 40,
+        "gemm_shapes": [{"dtype": "fp32", "m": 256, "n": 1024, "k": 256, "batch": 1, "trans_a": false,
+                         "trans_b": true, ")" +
+                           time_key + R"(": 0.0015}]}})");
+  };
+  auto machine = paratwin::topology::resolve_machine("localhost");
+  EXPECT_NO_THROW(pc::apply_profile(machine, profile("v1.json", R"("schema_version": 1, )", "time_s")));
+  EXPECT_NO_THROW(pc::apply_profile(machine, profile("v0.json", "", "seconds")));
+  EXPECT_NE(error_of([&] {
+              pc::apply_profile(machine, profile("v9.json", R"("schema_version": 9, )", "time_s"));
+            }).find("v9.json: schema_version = 9 is out of range [1, 1]"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              pc::apply_profile(machine, profile("mixed.json", R"("schema_version": 1, )", "seconds"));
+            }).find("mixed.json: fit.gemm_shapes[0].time_s: is required but missing"),
+            std::string::npos);
+}
+
+// The older names of every measurement become version 1's; nothing else changes.
+TEST(ProfileFormat, UpgradeRenamesTheOldTimeKeys) {
+  auto old = nlohmann::json::parse(R"({"machine": "localhost", "measurements": [
+      {"kind": "gemm", "m": 1, "n": 2, "k": 3, "flops": 12, "seconds": 1e-6},
+      {"kind": "gemm_with_collective", "gemm_alone_seconds": 1, "gemm_shared_seconds": 2,
+       "collective_seconds_alone": 3, "collective_seconds_while_computing": 4}],
+      "fit": {"gemm_shapes": [{"m": 1, "seconds": 5}]}})");
+  pc::upgrade_profile(old);
+  EXPECT_EQ(old, nlohmann::json::parse(R"({"schema_version": 1, "machine": "localhost", "measurements": [
+      {"kind": "gemm", "m": 1, "n": 2, "k": 3, "flops": 12, "time_s": 1e-6},
+      {"kind": "gemm_with_collective", "gemm_alone_s": 1, "gemm_shared_s": 2,
+       "collective_alone_s": 3, "collective_while_computing_s": 4}],
+      "fit": {"gemm_shapes": [{"m": 1, "time_s": 5}]}})"));
+  auto current = old;
+  current["measurements"][0]["seconds"] = 7;  // a version-1 document is left as it is
+  auto same = current;
+  pc::upgrade_profile(same);
+  EXPECT_EQ(same, current);
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Every JSON document paratwin writes validates against its schema (schemas/*.schema.json), and the
 # schemas name things one way (schemas/README.md). Usage: check_outputs.sh PARATWIN REPO_ROOT [MPIRUN...]
-# Writes, in a scratch folder, what simulate, exec (under MPIRUN, when given), lower, search, compare and
-# sweep write with --json (or into their output folder), validates each and the committed baselines and
-# accuracy ratchet; then checks the schemas' key names. Exit 0 when all hold; 1 naming what does not.
+# Writes, in a scratch folder, what simulate, exec and calibrate micro (under MPIRUN, when given), lower,
+# search, compare and sweep write with --json (or into their output folder), validates each and the
+# committed baselines, accuracy ratchet and profiles; validates the workload files import and search --emit write and the shipped examples
+# against the workload schema, whose profile names are the shipped profiles; then checks the schemas' key
+# names. Exit 0 when all hold; 1 naming what does not.
 set -u
 pt=$(realpath "$1"); root=$(realpath "$2"); shift 2
 mpirun=("$@")
@@ -20,13 +22,19 @@ run "$pt" simulate -w "$ex/tiny-pp-1f1b.json" -m localhost --json simulate-exact
 run "$pt" simulate -w "$root/tests/e2e/good/tiny-dp3.json" -m frontier --fidelity fast --fold --json simulate-fold.json
 if ((${#mpirun[@]})); then
   run "${mpirun[@]}" 2 "$pt" exec -w "$ex/tiny-dp.json" --iterations 2 --warmup 1 --json exec.json
+  run "${mpirun[@]}" 2 "$pt" calibrate micro --backend cpu --quick --out profile.json
 fi
 run "$pt" lower --json lower.json
 run "$pt" lower -w "$ex/tiny-pp-1f1b.json" --collectives --machine localhost --json lower-collectives.json
-run "$pt" search --gpus 8 --simulate 1 --no-progress --json search.json
+run "$pt" search --gpus 8 --simulate 1 --no-progress --json search.json --emit emit
 run "$pt" compare perlmutter frontier -w "$root/tests/e2e/good/tiny-dp3.json" --json compare-machines.json
 run "$pt" compare simulate-exact.json simulate-exact.json --json compare-saved.json
 run "$pt" sweep --spec "$root/tests/e2e/sweep/tiny-weak.json" --out sweep --no-progress
+run "$pt" import megatron --out import-megatron.json --world-size 16 -- --num-layers 32 --hidden-size 4096 \
+  --num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 \
+  --global-batch-size 128 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 32000
+run "$pt" import hf "$root/tests/e2e/hf/mixtral-8x7b.json" --workload "$ex/mixtral-8x7b-dgx-h100-64.json" \
+  --out import-hf.json
 
 check() {
   local schema=$1; shift
@@ -43,9 +51,25 @@ check compare.schema.json compare-machines.json compare-saved.json
 check sweep.schema.json sweep/sweep.json "$root"/results/sweep/examples/*/sweep.json
 check baseline.schema.json $(ls "$root"/results/baselines/*.json | grep -v '/accuracy.json$')
 check accuracy.schema.json "$root/results/baselines/accuracy.json"
+# Fitted profiles: the one calibrate micro wrote and the committed ones (GPU profiles among them).
+profiles_written=("$root"/results/calibration/*.json "$root"/results/calibration/*/profiles/*.json)
+[[ -f profile.json ]] && profiles_written+=(profile.json)
+check profile.schema.json "${profiles_written[@]}"
+# Workload files: the reader (workloads/workload_loader.cpp, framework.cpp) is the authority, the schema
+# follows it; its framework profile names are the shipped profiles, no more and no fewer.
+check workload.schema.json import-megatron.json import-hf.json emit/*.json "$ex"/*.json
+# shellcheck disable=SC2016  # $defs is the script's, not the shell's
+profiles=$(node -e 'for (const p of require(process.argv[1]).$defs.framework.properties.profile.enum) console.log(p)' \
+  "$root/schemas/workload.schema.json" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+shipped=$(for f in "$root"/workloads/frameworks/*.json; do f=${f##*/}; echo "${f%.json}"; done |
+  LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+[[ $profiles == "$shipped" ]] ||
+  fail "workload.schema.json's framework profiles ($profiles) are not workloads/frameworks/ ($shipped)"
 
 # Every document carries its schema_version.
-for f in "${summaries[@]}" lower.json search.json compare-machines.json sweep/sweep.json; do
+schema_versioned=("${summaries[@]}" lower.json search.json compare-machines.json sweep/sweep.json)
+[[ -f profile.json ]] && schema_versioned+=(profile.json)
+for f in "${schema_versioned[@]}"; do
   grep -q '"schema_version": 1' "$f" || fail "$f has no \"schema_version\": 1"
 done
 
