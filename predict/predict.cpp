@@ -181,6 +181,8 @@ topology::Topology topology_for(const topology::Machine& machine, int64_t device
 void check_point(const workloads::Workload& w, const topology::Machine& full, const PointOptions& options, bool lower) {
   if (options.model != Model::simulate) return;
   const int64_t nodes = nodes_to_simulate(w, full, options);
+  // The checks simulate() makes as it starts, by the same functions, without starting: the fidelity and
+  // folding options for this many ranks, and the --algorithm overrides.
   choose_fidelity(w.total_ranks(), options.fidelity, options.fold);
   sim::SimOptions sim_options;
   sim_options.library = library_for(full, options.library);

@@ -52,13 +52,13 @@ std::string library_for(const topology::Machine& machine, const std::string& req
 // Nodes that hold `devices` devices of `machine` (the last one partly used).
 int64_t nodes_for(const topology::Machine& machine, int64_t devices);
 
-// The machine cut to the nodes that hold `devices` devices, routed for `library`. Throws
-// std::invalid_argument when the machine has fewer devices.
+// The machine cut to the nodes that hold `devices` devices, routed for `library`. Throws InputError
+// (--machine) when the machine has fewer devices.
 topology::Topology topology_for(const topology::Machine& machine, int64_t devices, const std::string& library);
 
 // Throws InputError (naming the option: --nodes, --fidelity, --fold, --algorithm) when the options do
-// not fit the workload or the machine, std::invalid_argument when the workload needs more devices than
-// the machine has, and workloads::WorkloadError when it does not lower.
+// not fit the workload or the machine (--machine when the workload needs more devices than the machine
+// has), and workloads::WorkloadError when it does not lower.
 Prediction predict(const workloads::Workload& w, const topology::Machine& machine, const PointOptions& options);
 
 // What predict() checks of a simulated point before it simulates (the machine holds the workload, the

@@ -9,7 +9,7 @@
 
 namespace paratwin::reports {
 
-// What these files write about is the workload model's: its programs, roles and ops.
+// A report is of the workload model's programs, roles and ops: their names read unqualified here.
 using namespace workloads;
 
 std::string chrome_trace(const Program& program, const std::vector<OpEvent>& events) {
