@@ -19,12 +19,10 @@ paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
 limit=${PARATWIN_LIMIT_S:-1200}
 skip_exact_above=${PARATWIN_SKIP_EXACT_ABOVE:-2048}
-markdown=
-if [[ ${1:-} == --markdown ]]; then
-  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
-  markdown=$2
-  shift 2
-fi
+# shellcheck source=markdown_table.sh
+source "$root/bench/markdown_table.sh"
+markdown_option "$@"
+shift "$markdown_args"
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(64 256 512 1024 2048)
 work=$(mktemp -d)
@@ -89,11 +87,7 @@ with open(rows, "a") as md:
              f"{md_pct(sp, ep)} | {md_pct(fp, sp)} |\n")
 PY
 done
-if [[ -n $markdown ]]; then
-  {
-    echo "| ranks | exact: wall | fast: wall | fold: wall | exact: predicted | fast: predicted | fold: predicted | fast − exact | fold − fast |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    cat "$work/rows.md"
-  } > "$markdown"
-  echo "wrote $markdown"
-fi
+write_markdown_table \
+  "| ranks | exact: wall | fast: wall | fold: wall | exact: predicted | fast: predicted | fold: predicted | fast − exact | fold − fast |" \
+  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|" \
+  "$work/rows.md"

@@ -7,11 +7,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${PARATWIN_BENCH_LOWER:-$root/build/bench/bench_lower}
 [ -x "$bench" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
-markdown=
-if [[ ${1:-} == --markdown ]]; then
-  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
-  markdown=$2
-fi
+# shellcheck source=markdown_table.sh
+source "$root/bench/markdown_table.sh"
+markdown_option "$@"
+shift "$markdown_args"
 rows=$(mktemp); trap 'rm -f "$rows"' EXIT
 runs=(
   "GPT-320B, AxoNN 4-D, Frontier:gpt-320b-frontier-32768.json"
@@ -31,11 +30,7 @@ for run in "${runs[@]}"; do
     { printf "| %s (`%s`) | %s | %s | %s | %s | %s |\n", label, file, commas($2), commas($3), commas($4), secs($5), mib($6) }' \
     <<<"$line" >> "$rows"
 done
-if [[ -n $markdown ]]; then
-  {
-    echo "| workload | ranks | stages | ops per stage | lower + validate | peak RSS |"
-    echo "|---|---|---|---|---|---|"
-    cat "$rows"
-  } > "$markdown"
-  echo "wrote $markdown"
-fi
+write_markdown_table \
+  "| workload | ranks | stages | ops per stage | lower + validate | peak RSS |" \
+  "|---|---|---|---|---|---|" \
+  "$rows"

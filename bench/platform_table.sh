@@ -7,11 +7,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${PARATWIN_BENCH_PLATFORM:-$root/build/bench/bench_platform}
 [ -x "$bench" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
-markdown=
-if [[ ${1:-} == --markdown ]]; then
-  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
-  markdown=$2
-fi
+# shellcheck source=markdown_table.sh
+source "$root/bench/markdown_table.sh"
+markdown_option "$@"
+shift "$markdown_args"
 rows=$(mktemp); trap 'rm -f "$rows"' EXIT
 for run in "Frontier slice:1024" "Frontier, whole:"; do
   label=${run%%:*} nodes=${run#*:}
@@ -22,11 +21,7 @@ for run in "Frontier slice:1024" "Frontier, whole:"; do
     function commas(n,  s) { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s); return s }
     { printf "| %s | %s | %s | %s | %.2f s | %.0f MiB |\n", label, commas($2), commas($4), commas($6), $9, $13 }' <<<"$line" >> "$rows"
 done
-if [[ -n $markdown ]]; then
-  {
-    echo "| machine | nodes | devices | links (SimGrid) | build | peak RSS |"
-    echo "|---|---|---|---|---|---|"
-    cat "$rows"
-  } > "$markdown"
-  echo "wrote $markdown"
-fi
+write_markdown_table \
+  "| machine | nodes | devices | links (SimGrid) | build | peak RSS |" \
+  "|---|---|---|---|---|---|" \
+  "$rows"

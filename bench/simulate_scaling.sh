@@ -15,12 +15,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
-markdown=
-if [[ ${1:-} == --markdown ]]; then
-  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
-  markdown=$2
-  shift 2
-fi
+# shellcheck source=markdown_table.sh
+source "$root/bench/markdown_table.sh"
+markdown_option "$@"
+shift "$markdown_args"
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(1024 2048 4096 8192 16384 32768 gpt-320b)
 work=$(mktemp -d)
@@ -66,11 +64,7 @@ with open(sys.argv[5], "a") as md:
              f"{j['flows']:,} | {j['transfers']:,} | {j['iteration_s']:.4f} s |\n")
 PY
 done
-if [[ -n $markdown ]]; then
-  {
-    echo "| model | ranks | nodes | wall | peak RSS | actors | SimGrid flows | transfers they stand for | predicted |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-    cat "$work/rows.md"
-  } > "$markdown"
-  echo "wrote $markdown"
-fi
+write_markdown_table \
+  "| model | ranks | nodes | wall | peak RSS | actors | SimGrid flows | transfers they stand for | predicted |" \
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|" \
+  "$work/rows.md"

@@ -7,12 +7,10 @@
 # FILE: bench/results/trace_overhead.md, which scripts/readme_tables.sh copies into the README)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-markdown=
-if [[ ${1:-} == --markdown ]]; then
-  [[ -n ${2:-} ]] || { echo "--markdown needs a FILE" >&2; exit 2; }
-  markdown=$2
-  shift 2
-fi
+# shellcheck source=markdown_table.sh
+source "$root/bench/markdown_table.sh"
+markdown_option "$@"
+shift "$markdown_args"
 pt=${1:-$root/build/cli/paratwin}
 repeats=${2:-5}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -57,11 +55,7 @@ for spec in "$root/workloads/examples/gpt-5b-perlmutter-64-axonn.json|perlmutter
     "$(mib "$tmp/t.json")" "$(mib "$tmp/t.json.gz")" "$p" "$(over "$t")" "$(over "$z")" >> "$rows"
 done
 echo "(medians of $repeats runs each, alternating; $(nproc) cores)"
-if [[ -n $markdown ]]; then
-  {
-    echo "| workload | slices (ops and waits) | trace | \`.gz\` | wall, no trace | with trace | with \`.gz\` |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
-    cat "$rows"
-  } > "$markdown"
-  echo "wrote $markdown"
-fi
+write_markdown_table \
+  "| workload | slices (ops and waits) | trace | \`.gz\` | wall, no trace | with trace | with \`.gz\` |" \
+  "|---|---:|---:|---:|---:|---:|---:|" \
+  "$rows"
