@@ -20,8 +20,8 @@ double rounded(double v) {
 }
 
 // The prediction a baseline holds for one point: simulated if there is one, else analytical.
-const validation::BaselinePoint* prediction_of(const validation::Baseline& b, const std::string& label) {
-  const validation::BaselinePoint* analytical = nullptr;
+const BaselinePoint* prediction_of(const Baseline& b, const std::string& label) {
+  const BaselinePoint* analytical = nullptr;
   for (const auto& p : b.points) {
     if (p.label != label) continue;
     if (p.model == "simulate") return &p;
@@ -32,21 +32,20 @@ const validation::BaselinePoint* prediction_of(const validation::Baseline& b, co
 
 }  // namespace
 
-Accuracy accuracy_of(const std::vector<validation::ReferenceSuite>& suites,
-                     const std::map<std::string, validation::Baseline>& baselines) {
+Accuracy accuracy_of(const std::vector<ReferenceSuite>& suites, const std::map<std::string, Baseline>& baselines) {
   Accuracy out;
   for (const auto& suite : suites) {
     const auto it = baselines.find(suite.name);
     if (it == baselines.end()) continue;
-    std::vector<validation::ValidationRow> rows(suite.points.size());
+    std::vector<ValidationRow> rows(suite.points.size());
     for (size_t i = 0; i < suite.points.size(); ++i) {
       rows[i].suite = &suite;
       rows[i].point = &suite.points[i];
       if (const auto* p = prediction_of(it->second, suite.points[i].label)) rows[i].predicted = p->value;
     }
-    std::vector<const validation::ValidationRow*> all;
+    std::vector<const ValidationRow*> all;
     for (const auto& r : rows) all.push_back(&r);
-    const auto stats = validation::error_stats(all);
+    const auto stats = error_stats(all);
     out[suite.name] = {stats.points, stats.failed, 100 * stats.mean_abs, 100 * stats.max_abs};
   }
   return out;

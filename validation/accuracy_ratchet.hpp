@@ -25,8 +25,7 @@ using Accuracy = std::map<std::string, SuiteAccuracy>;  // by suite name
 // The errors of `baselines`' predictions against `suites`' published values, for the suites that have a
 // baseline. A point's prediction is its simulated value when the baseline holds one, else its analytical
 // value; a point with neither, or whose prediction failed, counts as failed.
-Accuracy accuracy_of(const std::vector<validation::ReferenceSuite>& suites,
-                     const std::map<std::string, validation::Baseline>& baselines);
+Accuracy accuracy_of(const std::vector<ReferenceSuite>& suites, const std::map<std::string, Baseline>& baselines);
 
 // DIR/accuracy.json.
 std::string accuracy_file(const std::string& baselines_dir);

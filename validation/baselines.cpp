@@ -9,31 +9,28 @@
 
 namespace paratwin::validation {
 
-using validation::Baseline;
-
 std::string baseline_file(const std::string& dir, const std::string& suite) {
   return (std::filesystem::path(dir) / (suite + ".json")).string();
 }
 
-std::map<std::string, Baseline> committed_baselines(const std::vector<validation::ReferenceSuite>& suites,
-                                                    const std::string& dir) {
+std::map<std::string, Baseline> committed_baselines(const std::vector<ReferenceSuite>& suites, const std::string& dir) {
   std::map<std::string, Baseline> committed;
   for (const auto& suite : suites) {
     const auto path = baseline_file(dir, suite.name);
     if (!std::filesystem::exists(path)) continue;
-    auto b = validation::parse_baseline(read_text_file<InputError>(path), path);
+    auto b = parse_baseline(read_text_file<InputError>(path), path);
     if (b.suite != suite.name)
       throw InputError(path + ": suite",
                        "= \"" + b.suite + "\" but this file holds the baseline of suite \"" + suite.name + "\"");
-    if (b.metric != validation::to_string(suite.metric))
-      throw InputError(path + ": metric", "= \"" + b.metric + "\" but suite " + suite.name + " measures " +
-                                              validation::to_string(suite.metric));
+    if (b.metric != to_string(suite.metric))
+      throw InputError(path + ": metric",
+                       "= \"" + b.metric + "\" but suite " + suite.name + " measures " + to_string(suite.metric));
     committed[suite.name] = std::move(b);
   }
   return committed;
 }
 
-std::vector<ReferenceTask> baseline_tasks(const std::vector<validation::ReferenceSuite>& suites, const PointGpus& gpus,
+std::vector<ReferenceTask> baseline_tasks(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
                                           const std::map<std::string, Baseline>& committed,
                                           const BaselineOptions& options) {
   const auto simulated_before = [&](const std::string& suite, const std::string& label) {
@@ -53,10 +50,10 @@ std::vector<ReferenceTask> baseline_tasks(const std::vector<validation::Referenc
   return tasks;
 }
 
-std::map<std::string, Baseline> baselines_of(const std::vector<validation::ReferenceSuite>& suites,
-                                             const std::vector<validation::ValidationRow>& rows) {
+std::map<std::string, Baseline> baselines_of(const std::vector<ReferenceSuite>& suites,
+                                             const std::vector<ValidationRow>& rows) {
   std::map<std::string, Baseline> now;
-  for (const auto& suite : suites) now[suite.name] = {suite.name, validation::to_string(suite.metric), {}};
+  for (const auto& suite : suites) now[suite.name] = {suite.name, to_string(suite.metric), {}};
   for (const auto& r : rows) {
     auto& points = now[r.suite->name].points;
     points.push_back({r.point->label, "analytical", r.gpus, r.analytical});
@@ -69,13 +66,13 @@ size_t BaselineComparison::moved() const {
   return static_cast<size_t>(std::count_if(changes.begin(), changes.end(), [](const auto& c) { return c.beyond; }));
 }
 
-BaselineComparison compare_with_committed(const std::vector<validation::ReferenceSuite>& suites,
+BaselineComparison compare_with_committed(const std::vector<ReferenceSuite>& suites,
                                           const std::map<std::string, Baseline>& committed,
                                           const std::map<std::string, Baseline>& now, const BaselineOptions& options) {
   BaselineComparison out;
   out.suites = suites.size();
   for (const auto& suite : suites) {
-    Baseline before{suite.name, validation::to_string(suite.metric), {}};
+    Baseline before{suite.name, to_string(suite.metric), {}};
     if (const auto it = committed.find(suite.name); it != committed.end()) {
       before = it->second;
       // A check told to simulate less leaves the larger simulated baselines unchecked rather than removed.
@@ -86,7 +83,7 @@ BaselineComparison compare_with_committed(const std::vector<validation::Referenc
       throw InputError(baseline_file(options.dir, suite.name),
                        "no baseline for suite " + suite.name + ": run `paratwin baseline update` and commit it");
     }
-    for (auto& c : validation::compare_baselines(before, now.at(suite.name), options.tolerance_percent / 100))
+    for (auto& c : compare_baselines(before, now.at(suite.name), options.tolerance_percent / 100))
       out.changes.push_back(c);
   }
   return out;
@@ -96,14 +93,14 @@ std::string baseline_report(const BaselineComparison& c, const BaselineOptions& 
   const auto moved = static_cast<long long>(c.moved());
   const char* dir = options.dir.c_str();
   if (options.update) {
-    std::vector<validation::BaselineChange> changed;
+    std::vector<BaselineChange> changed;
     for (const auto& change : c.changes)
       if (change.beyond || change.change != 0) changed.push_back(change);
     if (changed.empty())
       return printed("baselines unchanged: %zu points of %zu suite(s) in %s\n", c.changes.size(), c.suites, dir);
     return printed("rewrote %s: %zu of %zu points changed (%lld beyond %.3g %%):\n", dir, changed.size(),
                    c.changes.size(), moved, options.tolerance_percent) +
-           validation::changes_table(changed, false);
+           changes_table(changed, false);
   }
   std::string out;
   if (c.unchecked > 0)
@@ -115,7 +112,7 @@ std::string baseline_report(const BaselineComparison& c, const BaselineOptions& 
   return out +
          printed("baselines moved: %lld of %zu points beyond %.3g %% of %s\n", moved, c.changes.size(),
                  options.tolerance_percent, dir) +
-         validation::changes_table(c.changes, true) +
+         changes_table(c.changes, true) +
          (options.machines.empty()
               ? printed("If the change is intended, run `paratwin baseline update` and commit %s with it.\n", dir)
               : printed("These are what the machines of %s move (baseline: the built-in machines; now: %s's). For a "

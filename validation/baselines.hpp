@@ -30,35 +30,33 @@ std::string baseline_file(const std::string& dir, const std::string& suite);
 
 // The baselines committed in `dir` for `suites`, by suite name (a suite without a file has none).
 // Throws InputError naming the file when one does not read as a baseline.
-std::map<std::string, validation::Baseline> committed_baselines(const std::vector<validation::ReferenceSuite>& suites,
-                                                                const std::string& dir);
+std::map<std::string, Baseline> committed_baselines(const std::vector<ReferenceSuite>& suites, const std::string& dir);
 
 // What to predict: every point analytically, and by SimGrid (beside it, in the same child) up to
 // simulate_up_to GPUs. A check without simulate_up_to simulates the points whose committed baseline
 // holds a simulation (the committed files may leave the largest points to the analytical model, for
 // CI's time).
-std::vector<ReferenceTask> baseline_tasks(const std::vector<validation::ReferenceSuite>& suites, const PointGpus& gpus,
-                                          const std::map<std::string, validation::Baseline>& committed,
+std::vector<ReferenceTask> baseline_tasks(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                          const std::map<std::string, Baseline>& committed,
                                           const BaselineOptions& options);
 
 // The baselines of the rows just predicted, by suite name: each point's analytical value, and its
 // simulated value where it was simulated.
-std::map<std::string, validation::Baseline> baselines_of(const std::vector<validation::ReferenceSuite>& suites,
-                                                         const std::vector<validation::ValidationRow>& rows);
+std::map<std::string, Baseline> baselines_of(const std::vector<ReferenceSuite>& suites,
+                                             const std::vector<ValidationRow>& rows);
 
 struct BaselineComparison {
-  std::vector<validation::BaselineChange> changes;  // every point of every suite
-  size_t unchecked = 0;                             // simulated baselines above simulate_up_to, left out of a check
+  std::vector<BaselineChange> changes;  // every point of every suite
+  size_t unchecked = 0;                 // simulated baselines above simulate_up_to, left out of a check
   size_t suites = 0;
   size_t moved() const;  // the changes beyond the tolerance
 };
 
 // `now` against `committed`, suite by suite. Throws InputError naming the missing file when a check
 // finds a suite without a baseline (an update writes it).
-BaselineComparison compare_with_committed(const std::vector<validation::ReferenceSuite>& suites,
-                                          const std::map<std::string, validation::Baseline>& committed,
-                                          const std::map<std::string, validation::Baseline>& now,
-                                          const BaselineOptions& options);
+BaselineComparison compare_with_committed(const std::vector<ReferenceSuite>& suites,
+                                          const std::map<std::string, Baseline>& committed,
+                                          const std::map<std::string, Baseline>& now, const BaselineOptions& options);
 
 // Update: every change, or that none happened. Check: the baselines not checked, then whether the
 // baselines hold or a table of the points that moved and how to accept the move.

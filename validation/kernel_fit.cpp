@@ -6,8 +6,8 @@
 
 namespace paratwin::validation {
 
-std::vector<validation::ValidationRow> KernelEfficiencyFit::predict(const std::vector<FitPoint>& points, double value,
-                                                                    const std::string& model) {
+std::vector<ValidationRow> KernelEfficiencyFit::predict(const std::vector<FitPoint>& points, double value,
+                                                        const std::string& model) {
   std::vector<ReferenceTask> tasks;
   for (const auto& p : points) {
     std::string m = model;
@@ -16,7 +16,7 @@ std::vector<validation::ValidationRow> KernelEfficiencyFit::predict(const std::v
   }
   ReferenceOptions options = options_;
   options.kernel_efficiency[framework_] = value;
-  auto rows = to_rows(suites_, gpus_, tasks, validation::predict_points(suites_, tasks, options));
+  auto rows = to_rows(suites_, gpus_, tasks, predict_points(suites_, tasks, options));
   for (const auto& r : rows)
     if (!r.predicted) throw InputError(r.suite->name + ": " + r.point->label, "cannot be predicted: " + r.error);
   return rows;

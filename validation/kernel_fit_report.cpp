@@ -12,8 +12,6 @@ namespace paratwin::validation {
 
 namespace {
 
-using validation::ValidationRow;
-
 std::string error_list(const std::vector<ValidationRow>& rows) {
   std::string out;
   for (const auto& r : rows)
@@ -29,7 +27,7 @@ double mean_abs(const std::vector<ValidationRow>& rows) {
 
 }  // namespace
 
-std::map<std::string, std::vector<FitPoint>> fit_points(const std::vector<validation::ReferenceSuite>& suites,
+std::map<std::string, std::vector<FitPoint>> fit_points(const std::vector<ReferenceSuite>& suites,
                                                         const std::string& machine, const std::string& framework) {
   std::map<std::string, std::vector<FitPoint>> by_framework;
   for (size_t s = 0; s < suites.size(); ++s)
@@ -72,9 +70,8 @@ std::string fit_heading(const FrameworkFit& fit) {
   return out;
 }
 
-FitOutcome run_fit(const std::vector<validation::ReferenceSuite>& suites, KernelEfficiencyFit& fitter,
-                   const FrameworkFit& fit, const std::string& model,
-                   const std::function<void(const std::string&)>& say) {
+FitOutcome run_fit(const std::vector<ReferenceSuite>& suites, KernelEfficiencyFit& fitter, const FrameworkFit& fit,
+                   const std::string& model, const std::function<void(const std::string&)>& say) {
   FitOutcome out;
   out.after = fitter.fit(fit.fit_set, model);
   const auto fitted_before = fitter.predict(fit.fit_set, fit.before, model);

@@ -32,10 +32,6 @@ using predict::topology_for;
 
 namespace {
 
-using validation::Metric;
-using validation::ReferencePoint;
-using validation::ReferenceSuite;
-
 workloads::OpKind op_kind(const std::string& name) {
   using workloads::OpKind;
   const auto kind = workloads::parse_op_kind(name);
@@ -49,8 +45,8 @@ Model model_named(const std::string& model) {
 }
 
 // Seconds of one collective of the point with `library`, SimGrid or closed form.
-double collective_seconds(const validation::ReferenceCollective& c, const topology::Machine& machine,
-                          const std::string& library, const std::string& model) {
+double collective_seconds(const ReferenceCollective& c, const topology::Machine& machine, const std::string& library,
+                          const std::string& model) {
   return predict::collective_seconds(machine, op_kind(c.kind), c.bytes, c.gpus, library, model_named(model));
 }
 
@@ -113,7 +109,7 @@ struct PointValue {
 };
 
 // A collective speedup: the point's library over the one it is compared with.
-PointValue predict_collective(const validation::ReferenceCollective& c, const topology::Machine& machine,
+PointValue predict_collective(const ReferenceCollective& c, const topology::Machine& machine,
                               const std::string& model) {
   double mine = 0, theirs = 0;
   if (model == "analytical") {
@@ -263,7 +259,7 @@ nlohmann::json predict_one(const ReferenceSuite& suite, const ReferencePoint& po
 
 // The analytical model's prediction of a row's point: its own for an analytical row, the one made beside
 // the simulation for a simulated row.
-std::optional<double> analytical_value(const validation::ValidationRow& r, const nlohmann::json& prediction) {
+std::optional<double> analytical_value(const ValidationRow& r, const nlohmann::json& prediction) {
   if (r.model == "analytical") return r.predicted;
   const auto side = prediction.find("analytical");
   if (side == prediction.end() || !(*side)["value"].is_number()) return std::nullopt;
@@ -272,7 +268,7 @@ std::optional<double> analytical_value(const validation::ValidationRow& r, const
 
 }  // namespace
 
-std::vector<ReferenceTask> reference_tasks(const std::vector<validation::ReferenceSuite>& suites, const PointGpus& gpus,
+std::vector<ReferenceTask> reference_tasks(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
                                            const std::string& model, int64_t simulate_up_to) {
   std::vector<ReferenceTask> tasks;
   for (size_t s = 0; s < suites.size(); ++s)
@@ -300,14 +296,14 @@ PointGpus point_gpus(const std::vector<ReferenceSuite>& suites) {
   return out;
 }
 
-std::vector<validation::ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
-                                               const std::vector<ReferenceTask>& tasks,
-                                               const std::vector<nlohmann::json>& predictions) {
-  std::vector<validation::ValidationRow> rows;
+std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                   const std::vector<ReferenceTask>& tasks,
+                                   const std::vector<nlohmann::json>& predictions) {
+  std::vector<ValidationRow> rows;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto& t = tasks[i];
     const auto& p = predictions[i];
-    validation::ValidationRow r;
+    ValidationRow r;
     r.suite = &suites[t.suite];
     r.point = &suites[t.suite].points[t.point];
     r.model = t.model;

@@ -35,25 +35,25 @@ struct ReferenceTask {
 // "status" ("ok"/"failed"), "error"}, and for a simulated point "analytical": {"value", "iteration_s",
 // "status", "error"}, the analytical model's prediction of the same configuration. A failing point fails
 // alone, with its message.
-std::vector<nlohmann::json> predict_points(const std::vector<validation::ReferenceSuite>& suites,
+std::vector<nlohmann::json> predict_points(const std::vector<ReferenceSuite>& suites,
                                            const std::vector<ReferenceTask>& tasks, const ReferenceOptions& options);
 
 // GPUs of every point, [suite][point]: the collective's, or the workload's ranks (0 when the workload
 // cannot be read: its prediction then fails with the reader's message). Read once: they choose the
 // model and label the rows.
 using PointGpus = std::vector<std::vector<int64_t>>;
-PointGpus point_gpus(const std::vector<validation::ReferenceSuite>& suites);
+PointGpus point_gpus(const std::vector<ReferenceSuite>& suites);
 
 // Every point of `suites`, predicted by `model`: "analytical", "simulate", or "auto" (simulated up to
 // `simulate_up_to` GPUs, analytically beyond).
-std::vector<ReferenceTask> reference_tasks(const std::vector<validation::ReferenceSuite>& suites, const PointGpus& gpus,
+std::vector<ReferenceTask> reference_tasks(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
                                            const std::string& model, int64_t simulate_up_to);
 
 // The validation rows of predict_points' results, one per task: the value, its range, the analytical
 // model's value beside a simulated one, or the point's error.
-std::vector<validation::ValidationRow> to_rows(const std::vector<validation::ReferenceSuite>& suites,
-                                               const PointGpus& gpus, const std::vector<ReferenceTask>& tasks,
-                                               const std::vector<nlohmann::json>& predictions);
+std::vector<ValidationRow> to_rows(const std::vector<ReferenceSuite>& suites, const PointGpus& gpus,
+                                   const std::vector<ReferenceTask>& tasks,
+                                   const std::vector<nlohmann::json>& predictions);
 
 // The machine a point runs on: its file in `options.machines` when there is one, else as written.
 std::string machine_reference(const std::string& machine, const ReferenceOptions& options);
