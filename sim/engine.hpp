@@ -75,7 +75,10 @@ struct SimResult {
   std::vector<CollectiveStats> collectives;
   int64_t flows = 0;      // SimGrid transfers (fast fidelity: one per phase and transfer size)
   int64_t transfers = 0;  // device-to-device transfers they stand for
-  int64_t actors = 0;     // SimGrid actors (ranks, or representatives when folded)
+  // Fast fidelity: their routes' entries (a link once per transfer crossing it); SimGrid 3.32's work to start a flow
+  // grows with its entries times its distinct links.
+  int64_t route_entries = 0;
+  int64_t actors = 0;  // SimGrid actors (ranks, or representatives when folded)
   bool folded = false;
   bool fold_replicas = false;  // one actor per node of a data-parallel replica (else per node)
   std::string fold_note;       // why the program was not folded (fast fidelity)

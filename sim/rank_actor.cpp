@@ -199,6 +199,7 @@ void RankActor::arrive(int s, const PhaseKey& key, int32_t expected, Flows&& flo
       add_activity(s, sg4::Comm::sendto_async(st_.platform.hosts[static_cast<size_t>(device_)],
                                               st_.platform.sinks[static_cast<size_t>(sink)], bytes(flow.bytes)));
       ++f.outstanding;
+      st_.result.route_entries += static_cast<int64_t>(flow.resources.size());
     }
     st_.result.flows += static_cast<int64_t>(phase.flows.size());
     st_.result.transfers += phase.transfers();

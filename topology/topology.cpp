@@ -168,6 +168,7 @@ ResourceKind Topology::kind(uint32_t id) const {
 int64_t Topology::node_of(uint32_t id) const {
   if (id < injection_base_) return static_cast<int64_t>(id / 2 / machine_.node.links.size());
   if (id < network_base_) return static_cast<int64_t>((id - injection_base_) / 2 / machine_.node.nics.size());
+  if (is_port_link(id)) return port_node(port_of(id)).first;
   return -1;
 }
 
@@ -180,7 +181,35 @@ uint32_t Topology::on_node(uint32_t id, int64_t node) const {
     const size_t nics = machine_.node.nics.size(), k = id - injection_base_;
     return injection_base_ + static_cast<uint32_t>((static_cast<size_t>(node) * nics + k / 2 % nics) * 2 + k % 2);
   }
+  if (is_port_link(id)) {
+    const int64_t port = port_at(node, port_node(port_of(id)).second);
+    return ft_up_base_[0] + static_cast<uint32_t>(port * 2 + id % 2);
+  }
   return id;
+}
+
+// A fat tree's level-0 links join one end port, one NIC of one node, to its leaf switch: only that
+// NIC's traffic crosses them, so they belong to its node as its NIC links do. Not where a port has
+// several leaf switches (Summit's dual-rail NIC): which one a transfer takes depends on its destination.
+bool Topology::is_port_link(uint32_t id) const {
+  if (ft_up_base_.empty() || id < ft_up_base_[0] || machine_.network.fat_tree.up[0] != 1) return false;
+  return ft_up_base_.size() > 1 ? id < ft_up_base_[1] : id < resources_.size();
+}
+
+int64_t Topology::port_of(uint32_t id) const {
+  return (id - ft_up_base_[0]) / 2;
+}
+
+std::pair<int64_t, int> Topology::port_node(int64_t port) const {
+  const int64_t P = machine_.nics_per_node();
+  if (!machine_.network.fat_tree.rail_optimized) return {port / P, static_cast<int>(port % P)};
+  const int64_t rail = ft_elements_[0] / P;
+  return {port % rail, static_cast<int>(port / rail)};
+}
+
+int64_t Topology::port_at(int64_t node, int nic) const {
+  const int64_t P = machine_.nics_per_node();
+  return machine_.network.fat_tree.rail_optimized ? nic * (ft_elements_[0] / P) + node : node * P + nic;
 }
 
 std::string Topology::resource_name(uint32_t id) const {
@@ -340,16 +369,9 @@ void Topology::network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b
     dragonfly_path(node_a, nic_a, node_b, nic_b, out);
     out.latency += machine_.network.link_latency;
   } else {
-    const int64_t P = machine_.nics_per_node();
-    if (machine_.network.fat_tree.rail_optimized) {
-      // A rail holds the tree's ports / P: fixed by the tree, so a slice routes as the whole machine.
-      int64_t rail = 1;
-      for (int64_t d : machine_.network.fat_tree.down) rail *= d;
-      rail /= P;
-      fat_tree_path(nic_a * rail + node_a, nic_b * rail + node_b, out);
-    } else {
-      fat_tree_path(node_a * P + nic_a, node_b * P + nic_b, out);
-    }
+    // Rail-optimized, a rail holds the tree's ports / P: fixed by the tree, so a slice routes as the
+    // whole machine.
+    fat_tree_path(port_at(node_a, nic_a), port_at(node_b, nic_b), out);
     out.latency += machine_.network.link_latency;
   }
   out.resources.push_back(injection(node_b, nic_b, false));

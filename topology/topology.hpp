@@ -4,6 +4,7 @@
 // is a list of resource ids. The SimGrid platform and the analytical queries share these routes.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topology/machine.hpp"
@@ -57,9 +58,10 @@ class Topology {
   const Resource& resource(uint32_t id) const { return resources_[id]; }
   ResourceKind kind(uint32_t id) const;
   std::string resource_name(uint32_t id) const;
-  // The node a node-link or injection resource belongs to; -1 for a network resource.
+  // The node a resource belongs to: its node links, its NICs' injection links and, in a fat tree, the
+  // links from its NICs' ports to their leaf switches; -1 for a network resource nodes share.
   int64_t node_of(uint32_t id) const;
-  // The same node-link or injection resource on another node (a network resource is returned as is).
+  // The same resource on another node (a resource nodes share is returned as is).
   uint32_t on_node(uint32_t id, int64_t node) const;
 
   void route(int64_t from, int64_t to, Route& out) const;
@@ -87,6 +89,11 @@ class Topology {
   void fat_tree_path(int64_t port_a, int64_t port_b, Route& out) const;
   uint32_t node_link(int64_t node, int link, bool forward) const;
   uint32_t injection(int64_t node, int nic, bool up) const;
+  // Fat tree: end ports (one per NIC) and the level-0 links between them and the leaf switches.
+  bool is_port_link(uint32_t id) const;
+  int64_t port_of(uint32_t id) const;
+  std::pair<int64_t, int> port_node(int64_t port) const;  // (node, NIC)
+  int64_t port_at(int64_t node, int nic) const;
 
   Machine machine_;
   TopologyOptions options_;

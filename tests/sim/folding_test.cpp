@@ -9,6 +9,7 @@
 #include "tests/sim/four_d.hpp"
 #include "tests/topology/simgrid_child.hpp"
 #include "topology/topology.hpp"
+#include "workloads/lower.hpp"
 
 namespace pw = paratwin::workloads;
 namespace pt = paratwin::topology;
@@ -97,6 +98,50 @@ TEST(Folding, OneCopyOfTheReplicasOwnLinksPredictsTheSame) {
                 static_cast<long long>(x), static_cast<long long>(y), static_cast<long long>(z), every_copy[0],
                 every_copy[1], one_copy[0], one_copy[1]);
   }
+}
+
+// Megatron PTD-P on a rail-optimized fat tree (DGX H100): a node per pipeline stage of a replica, so the
+// pipeline messages cross the network inside each replica. Folded by replica, a message's phase carries
+// every replica's transfers but lists one copy of the links that belong to a node — its NIC links and
+// the fat tree's links from its NICs' ports to their leaf switches: the same answer, with a fraction of
+// the route entries.
+TEST(Folding, OneCopyOfTheReplicasPortLinksPredictsTheSame) {
+  const nlohmann::json j = {
+      {"name", "ptdp-fat-tree"},
+      {"model", {{"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"seq_len", 2048}, {"vocab", 32000}}},
+      {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"dtype", "bf16"}, {"checkpointing", "selective"}}},
+      {"parallelism",
+       {{"data", {{"size", 4}}},
+        {"tensor", {{"mode", "megatron"}, {"size", 8}}},
+        {"sequence_parallel", true},
+        {"pipeline", {{"stages", 4}, {"schedule", "1f1b"}}}}},
+      {"optimizations", {{"overlap_gradient_sync", true}}}};
+  const auto program = pw::lower(pw::parse_workload(j, "ptdp-fat-tree"));
+  const auto run = [&](bool fold, bool one_copy) {
+    return paratwin::test::run_simulation([&] {
+      const pt::Topology topology(pt::resolve_machine("dgx-h100").slice(16));
+      ps::SimOptions options;
+      options.fidelity = ps::Fidelity::fast;
+      options.fold = fold;
+      options.one_copy_of_replica_links = one_copy;
+      const auto r = ps::simulate(program, topology, options);
+      return std::vector<double>{r.iteration_time, static_cast<double>(r.route_entries),
+                                 static_cast<double>(r.transfers), static_cast<double>(r.actors)};
+    });
+  };
+  const auto every_rank = run(false, true), every_copy = run(true, false), one_copy = run(true, true);
+  ASSERT_EQ(every_copy.size(), 4u);
+  ASSERT_EQ(one_copy.size(), 4u);
+  ASSERT_EQ(every_rank.size(), 4u);
+  EXPECT_EQ(one_copy[3], 4);  // one actor per stage
+  EXPECT_NEAR(one_copy[0] / every_copy[0], 1.0, 1e-6);
+  EXPECT_EQ(one_copy[2], every_copy[2]);
+  EXPECT_LT(one_copy[1], every_copy[1] / 3);  // four replicas' own links listed once
+  EXPECT_NEAR(one_copy[0] / every_rank[0], 1.0, 0.01);
+  std::printf(
+      "t8 p4 d4 on 16 DGX H100 nodes: every rank %.9g s, folded with every copy %.9g s (%.0f route entries), "
+      "one copy %.9g s (%.0f)\n",
+      every_rank[0], every_copy[0], every_copy[1], one_copy[0], one_copy[1]);
 }
 
 // Fast fidelity (one SimGrid activity per phase and node pair, a phase starting when its last member

@@ -522,5 +522,42 @@ TEST(TopologyRoutes, FewerGroupsLeaveTheDetoursFree) {
   }
 }
 
+// A resource's node: its links, its NICs and, in a fat tree, the links from its NICs' ports to their
+// leaf switches (only that NIC's traffic crosses them); the same resource on another node is the one
+// at the same place on that node's routes. Shared switch links belong to no node.
+TEST(TopologyRoutes, FatTreePortLinksBelongToTheirNode) {
+  for (const char* name : {"selene", "summit", "dgx-h100"}) {
+    const Topology t(resolve_machine(name).slice(64));
+    const int64_t per_node = t.machine().devices_per_node();
+    for (const auto& [a, b] : {std::pair<int64_t, int64_t>{3, 40}, {5, 33}, {1, 62}}) {
+      const Route ab = t.route(a * per_node + 1, b * per_node + 2);
+      const Route moved = t.route((a + 1) * per_node + 1, (b + 1) * per_node + 2);
+      const auto on_moved = [&](uint32_t id) {
+        return std::find(moved.resources.begin(), moved.resources.end(), id) != moved.resources.end();
+      };
+      // Summit picks one of its node's two rails by destination: compare where the rails are the same.
+      bool same_nics = true;
+      for (uint32_t id : ab.resources)
+        if (t.kind(id) == ResourceKind::injection) same_nics = same_nics && on_moved(t.on_node(id, t.node_of(id) + 1));
+      int owned = 0;
+      for (uint32_t id : ab.resources) {
+        const int64_t node = t.node_of(id);
+        if (node < 0) continue;
+        ASSERT_TRUE(node == a || node == b) << name << ": " << t.resource_name(id);
+        ++owned;
+        const uint32_t there = t.on_node(id, node + 1);
+        EXPECT_EQ(t.node_of(there), node + 1) << name;
+        EXPECT_EQ(t.on_node(there, node), id) << name;
+        if (same_nics) {
+          EXPECT_TRUE(on_moved(there)) << name << ": " << t.resource_name(id) << " has no counterpart one node over";
+        }
+      }
+      // GPU to NIC and NIC injection at both ends, and the port links where a port has one leaf switch
+      // (Summit's two have one each: which one depends on the destination, so they are shared).
+      EXPECT_GE(owned, name == std::string("summit") ? 4 : 6) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace paratwin::topology
