@@ -200,6 +200,8 @@ int64_t Topology::port_of(uint32_t id) const {
   return (id - ft_up_base_[0]) / 2;
 }
 
+// Rail-optimized, rail k holds ports k·R to (k+1)·R − 1, R the tree's ports / P: fixed by the tree, so a
+// slice routes as the whole machine. Otherwise a node's P ports are consecutive.
 std::pair<int64_t, int> Topology::port_node(int64_t port) const {
   const int64_t P = machine_.nics_per_node();
   if (!machine_.network.fat_tree.rail_optimized) return {port / P, static_cast<int>(port % P)};
@@ -369,8 +371,6 @@ void Topology::network_path(int64_t node_a, int nic_a, int64_t node_b, int nic_b
     dragonfly_path(node_a, nic_a, node_b, nic_b, out);
     out.latency += machine_.network.link_latency;
   } else {
-    // Rail-optimized, a rail holds the tree's ports / P: fixed by the tree, so a slice routes as the
-    // whole machine.
     fat_tree_path(port_at(node_a, nic_a), port_at(node_b, nic_b), out);
     out.latency += machine_.network.link_latency;
   }
