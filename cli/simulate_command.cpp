@@ -2,12 +2,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "common/input_error.hpp"
 #include "common/report_text.hpp"
 #include "common/run_files.hpp"
 #include "common/text_file.hpp"
+#include "predict/closed_form.hpp"
 #include "predict/fidelity.hpp"
 #include "predict/predict.hpp"
 #include "predict/progress_log.hpp"
@@ -119,9 +121,25 @@ int run_simulate(const SimulateArgs& a) {
   options.max_seconds = a.max_hours * 3600;
   if (options.progress) options.step = predict::step_log();
   options.warn = predict::print_warning;
-  const auto p = predict::predict(w, predict::load_machine(a.machine, a.profile), options);
+  const auto machine = predict::load_machine(a.machine, a.profile);
+  const auto p = predict::predict(w, machine, options);
+  // The analytical model on the same point, beside it: where the network simulation departs from the
+  // closed form, and why. Not with --algorithm: the closed form runs the library's own choices.
+  std::optional<predict::ClosedFormComparison> closed_form;
+  if (a.algorithms.empty()) {
+    predict::PointOptions closed_form_options;
+    closed_form_options.model = predict::Model::analytical;
+    closed_form_options.nodes = a.nodes;
+    closed_form_options.library = a.library;
+    closed_form_options.profile = a.profile;
+    closed_form = predict::compare_with_closed_form(p, predict::predict(w, machine, closed_form_options));
+  }
   std::vector<std::pair<std::string, std::string>> outputs;
-  if (!a.json.empty()) outputs.emplace_back(a.json, predict::to_json(p).dump(2) + "\n");
+  if (!a.json.empty()) {
+    auto j = predict::to_json(p);
+    if (closed_form) j["closed_form"] = predict::to_json(*closed_form);
+    outputs.emplace_back(a.json, j.dump(2) + "\n");
+  }
   if (!a.plot.empty())
     outputs.emplace_back(
         a.plot, reports::render_run_plot(w.name + " on " + p.summary->machine + ", " + std::to_string(w.total_ranks()) +
@@ -130,7 +148,8 @@ int run_simulate(const SimulateArgs& a) {
   std::vector<StreamedOutput*> streamed;
   if (trace) streamed.push_back(trace.get());
   write_files_atomically(outputs, streamed);
-  std::printf("%s", predict::simulation_report_text(w, p).c_str());
+  std::printf("%s%s", predict::simulation_report_text(w, p).c_str(),
+              closed_form ? predict::closed_form_text(*closed_form).c_str() : "");
   return 0;
 }
 

@@ -43,6 +43,7 @@ std::string library_running(OpKind kind, const std::string& library, const topol
 topology::TopologyOptions topology_options(const std::string& library) {
   topology::TopologyOptions options;
   options.one_nic_per_node = library_spec(library).one_nic_per_node;
+  options.rail_matched_nics = library_spec(library).rail_matched_nics;
   return options;
 }
 

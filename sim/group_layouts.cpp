@@ -62,7 +62,9 @@ const GroupLayout& GroupLayouts::of(int64_t rank, workloads::AxisMask mask) {
 
 // NCCL/RCCL channels: one ring per NIC that the members of the first node use, entering and leaving
 // each node through two neighbours in ring order that this NIC serves (NIC k to NIC k: no detour
-// through other switches), or evenly spaced when the ring pairs no such neighbours.
+// through other switches), or evenly spaced when the ring pairs no such neighbours (a NIC per GPU: the
+// member leaving a node then sends through the NIC of the member entering the next, as NCCL's
+// same-NIC ring graphs do; topology::TopologyOptions::rail_matched_nics).
 std::vector<int32_t> GroupLayouts::channel_offsets(int64_t rank, workloads::AxisMask mask,
                                                    const GroupLayout& layout) const {
   const auto& machine = topology_.machine();

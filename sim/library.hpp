@@ -26,6 +26,9 @@ struct LibrarySpec {
   bool host_reductions = false;
   // Every inter-node flow leaves through the node's first NIC (Cray MPICH, [singh2025dissertation] §6.1.2).
   bool one_nic_per_node = false;
+  // Inter-node transfers leave through the NIC of the receiver's rail (NCCL's same-NIC ring graphs and
+  // PXN; topology::TopologyOptions::rail_matched_nics).
+  bool rail_matched_nics = false;
   // NCCL's tuning tables (machine profile "nccl") price its rings, trees and PAT.
   bool nccl_tables = false;
   // The collective kinds the library implements itself; the others run on the machine's vendor library

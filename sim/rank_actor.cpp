@@ -117,8 +117,10 @@ void RankActor::start_collective(int s, const Op& op) {
     return;
   }
   if (group.on_node) {
+    // Timed, but in flight like any other: the compute beside it slows as it would (compute_pace).
     f.timed = true;
     f.wake = f.start + st_.node_collectives->seconds(rank_, op, f.algorithm);
+    compute_pace();
     return;
   }
   const int32_t me = static_cast<int32_t>(st_.program.grid.index_in_group(rank_, op.group));

@@ -391,7 +391,10 @@ void Topology::route(int64_t from, int64_t to, Route& out) const {
     if (da != db) node_path(na, da, db, out);
     return;
   }
-  const int nic_a = options_.one_nic_per_node ? 0 : machine_.nic_of(da);
+  // The receiver's rail only where the network has rails (TopologyOptions::rail_matched_nics).
+  const bool rail_matched = options_.rail_matched_nics && machine_.network.kind == NetworkKind::fat_tree &&
+                            machine_.network.fat_tree.rail_optimized;
+  const int nic_a = options_.one_nic_per_node ? 0 : machine_.nic_of(rail_matched ? db : da);
   const int nic_b = options_.one_nic_per_node ? 0 : machine_.nic_of(db);
   const int nic_endpoint_a = static_cast<int>(per_node) + nic_a, nic_endpoint_b = static_cast<int>(per_node) + nic_b;
   node_path(na, da, nic_endpoint_a, out);

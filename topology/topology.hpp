@@ -45,6 +45,16 @@ struct TopologyOptions {
   // Every inter-node flow of a node leaves and enters through its first NIC, as Cray MPICH drives the
   // NICs ([singh2025dissertation] §6.1.2), instead of the NIC serving each device.
   bool one_nic_per_node = false;
+  // An inter-node transfer leaves its node through the NIC of the receiver's device index (the receiver's
+  // rail), reached over the node's own links, instead of through the NIC serving the sender: NCCL's ring
+  // graphs first search NET n -> GPU a -> ... -> GPU x -> NET n with the same NIC in and out (crossNic 0
+  // tried before 1, NCCL_CROSS_NIC default 2), and its point-to-point transfers go out through the NIC
+  // local to the peer's device, over NVLink to the GPU beside it (PXN, NCCL_P2P_PXN_LEVEL default 2;
+  // NCCL 2.30 src/graph/search.cc ncclTopoCompute, ncclTopoGetNetDev). Only on a rail-optimized fat tree,
+  // where the NIC decides whether a transfer stays under its rail's leaf switches; on the other networks
+  // the machines' node models lack NCCL's path to another GPU's NIC (Perlmutter's NIC k is modelled as
+  // hanging off GPU k, where the real one sits behind the CPU), so the sender's own NIC stands there.
+  bool rail_matched_nics = false;
 };
 
 class Topology {

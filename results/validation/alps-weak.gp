@@ -4,8 +4,8 @@ set title 'alps-weak: AxoNN 4-D weak scaling on Alps, % of advertised bf16 peak'
 set key top left
 set grid
 $data << EOD
-1024 30.6 30.6 30.6 33.1451
-2048 30.7 30.7 30.7 25.1279
+1024 30.6 30.6 30.6 33.035
+2048 30.7 30.7 30.7 25.1237
 4096 27 27 27 16.7595
 6144 23.4 23.4 23.4 16.1213
 EOD

@@ -6,10 +6,10 @@ set grid
 $data << EOD
 719 719 719 719 681.028
 734 734 734 734 699.782
-737 737 737 737 781.586
+737 737 737 737 763.099
 EOD
-set xrange [0:898.824]
-set yrange [0:898.824]
+set xrange [0:877.564]
+set yrange [0:877.564]
 set size square
 set xlabel 'published model_tflops_per_gpu' noenhanced
 set ylabel 'predicted model_tflops_per_gpu' noenhanced

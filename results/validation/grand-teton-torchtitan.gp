@@ -6,11 +6,11 @@ set grid
 $data << EOD
 5762 5762 5762 5762 5760.89
 6667 6667 6667 6667 6938.7
-5605 5605 5605 5605 5833.25
-6514 6514 6514 6514 7043.96
+5605 5605 5605 5605 5825.15
+6514 6514 6514 6514 7032.15
 EOD
-set xrange [0:8100.55]
-set yrange [0:8100.55]
+set xrange [0:8086.97]
+set yrange [0:8086.97]
 set size square
 set xlabel 'published tokens_per_s_per_gpu' noenhanced
 set ylabel 'predicted tokens_per_s_per_gpu' noenhanced

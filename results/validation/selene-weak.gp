@@ -4,8 +4,8 @@ set title 'selene-weak: Megatron-LM PTD-P weak scaling on Selene, % of theoretic
 set key top left
 set grid
 $data << EOD
-32 44 44 44 44.0591
-64 44 44 44 44.578
+32 44 44 44 44.0601
+64 44 44 44 44.5791
 128 46 46 46 46.0851
 256 43 43 43 44.1255
 512 44 44 44 43.6051

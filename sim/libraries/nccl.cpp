@@ -28,6 +28,7 @@ LibrarySpec nccl_library() {
   LibrarySpec s;
   s.name = "nccl";
   s.channels = true;
+  s.rail_matched_nics = true;
   s.nccl_tables = true;
   s.default_algorithm = default_algorithm;
   s.select = select;

@@ -559,5 +559,33 @@ TEST(TopologyRoutes, FatTreePortLinksBelongToTheirNode) {
   }
 }
 
+// NCCL's transfers between nodes stay on the receiver's rail (same-NIC ring graphs, PXN): the sender
+// reaches the NIC of the receiver's device index over its node's links, so on a rail-optimized fat tree
+// GPU 1 of one node reaches GPU 2 of another under their rail's leaf switch, where the sender's own NIC
+// would go up to the spine and down another rail.
+TEST(TopologyRoutes, RailMatchedNicsKeepATransferOnTheReceiversRail) {
+  TopologyOptions rail_matched;
+  rail_matched.rail_matched_nics = true;
+  const Machine machine = resolve_machine("selene").slice(64);
+  const Topology own(machine), matched(machine, rail_matched);
+  const int64_t per_node = machine.devices_per_node();
+  const int64_t from = 3 * per_node + 1, to = 4 * per_node + 2;
+  const Route crossing = own.route(from, to), on_rail = matched.route(from, to);
+  EXPECT_LT(on_rail.switches, crossing.switches);
+  const auto injection_nics = [&](const Topology& t, const Route& r) {
+    std::vector<std::string> names;
+    for (uint32_t id : r.resources)
+      if (t.kind(id) == ResourceKind::injection) names.push_back(t.resource_name(id));
+    return names;
+  };
+  // Both ends inject through NIC 2's links: the receiver's NIC, on both nodes.
+  const auto nics = injection_nics(matched, on_rail);
+  ASSERT_EQ(nics.size(), 2u);
+  EXPECT_EQ(nics, injection_nics(own, own.route(3 * per_node + 2, to)));
+  EXPECT_NE(nics, injection_nics(own, crossing));
+  // Inside a node nothing changes.
+  EXPECT_EQ(matched.route(from, from + 1).resources, own.route(from, from + 1).resources);
+}
+
 }  // namespace
 }  // namespace paratwin::topology
