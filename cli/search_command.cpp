@@ -45,7 +45,9 @@ Action add_search_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
       ->capture_default_str();
   cmd->add_option("--fidelity", a->fidelity,
-                  "fidelity of those simulations: exact, fast, or auto (by the GPU count, as `paratwin simulate`)")
+                  "fidelity of those simulations: exact, fast, or auto (by the GPU count: exact up to 64, fast and "
+                  "folded above, where "
+                  "`paratwin simulate` folds above 512; --fidelity fast for one actor per rank)")
       ->check(CLI::IsMember({"auto", "exact", "fast"}))
       ->capture_default_str();
   cmd->add_flag("--fold", a->fold,

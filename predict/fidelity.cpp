@@ -86,6 +86,11 @@ FidelityChoice choose_fidelity(int64_t ranks, const std::string& requested, bool
   return {requested, fold, "--fidelity " + requested + (fold ? " --fold" : ""), false};
 }
 
+FidelityChoice choose_search_fidelity(int64_t ranks, const std::string& requested, bool fold) {
+  if (requested != "auto" || fold || ranks <= kAutoExactUpToRanks) return choose_fidelity(ranks, requested, fold);
+  return {"fast", true, "auto for a search: above " + std::to_string(kAutoExactUpToRanks) + " ranks", true};
+}
+
 std::string describe(const FidelityChoice& c, int64_t ranks) {
   std::string line =
       std::to_string(ranks) + " ranks: " + c.fidelity + " fidelity" + (c.fold ? ", folded" : "") + " (" + c.why + ")";

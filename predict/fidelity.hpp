@@ -31,6 +31,13 @@ struct FidelityChoice {
 // InputError for --fold with exact fidelity.
 FidelityChoice choose_fidelity(int64_t ranks, const std::string& requested, bool fold);
 
+// `search`'s choice: as choose_fidelity, but automatic above kAutoExactUpToRanks is fast and folded.
+// Its simulations re-rank the best few configurations, and folded they cost seconds instead of a
+// minute each at 512 ranks (Llama 3 70B on 512 H100: 0.5 s against 50 s, the iteration times within
+// 0.05 %; bench/fold_error.sh measures the fold within 0.06 % on PTD-P, ZeRO-3, HSDP, CP and MoE shapes,
+// bench/fidelity_approximations.sh 0.7-1.7 % over every rank on AxoNN's 4-D GPT).
+FidelityChoice choose_search_fidelity(int64_t ranks, const std::string& requested, bool fold);
+
 // "8192 ranks: fast fidelity, folded (auto: above 512 ranks); --fidelity exact for ...": the choice and,
 // when it was automatic, how to override it.
 std::string describe(const FidelityChoice& choice, int64_t ranks);

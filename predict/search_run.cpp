@@ -92,7 +92,7 @@ SearchInputs read_inputs(const SearchRun& a) {
     throw InputError("--gpus", "= " + std::to_string(a.gpus) + " but " + machine.name + " has " +
                                    std::to_string(machine.total_devices()) + " devices");
   const std::string library = library_for(machine, a.library);
-  const FidelityChoice choice = choose_fidelity(a.gpus, a.fidelity, a.fold);
+  const FidelityChoice choice = choose_search_fidelity(a.gpus, a.fidelity, a.fold);
   parse_algorithms(a.algorithms);
   auto topology = topology_for(machine, a.gpus, library);
   if (const auto why = sim::families_problem(base, families_of(a.family)); !why.empty())
@@ -135,6 +135,7 @@ nlohmann::json simulate_best(const SearchRun& a, const SearchInputs& in, sim::Se
   PointOptions point;
   point.fidelity = a.fidelity;
   point.fold = a.fold;
+  point.fidelity_choice = in.choice;  // the search's own (choose_search_fidelity), not simulate's
   point.library = a.library;
   point.algorithms = a.algorithms;
   point.progress = !a.no_progress && a.gpus > kProgressAboveRanks;

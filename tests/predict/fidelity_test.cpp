@@ -22,6 +22,21 @@ TEST(Fidelity, AutomaticByRankCount) {
   EXPECT_EQ(c.why, "auto: above 512 ranks");
 }
 
+// A search re-ranks its best few: automatic above 64 ranks, its simulations fold; what is asked wins.
+TEST(Fidelity, SearchFoldsAboveExact) {
+  auto c = pp::choose_search_fidelity(pp::kAutoExactUpToRanks, "auto", false);
+  EXPECT_EQ(c.fidelity, "exact");
+  c = pp::choose_search_fidelity(pp::kAutoExactUpToRanks + 1, "auto", false);
+  EXPECT_EQ(c.fidelity, "fast");
+  EXPECT_TRUE(c.fold);
+  EXPECT_TRUE(c.automatic);
+  EXPECT_EQ(c.why, "auto for a search: above 64 ranks");
+  c = pp::choose_search_fidelity(512, "fast", false);
+  EXPECT_FALSE(c.fold);
+  EXPECT_FALSE(c.automatic);
+  EXPECT_THROW(pp::choose_search_fidelity(512, "exact", true), InputError);
+}
+
 TEST(Fidelity, AskedForAndFolded) {
   auto c = pp::choose_fidelity(8, "auto", true);  // --fold with auto: fast, folded, whatever the count
   EXPECT_EQ(c.fidelity, "fast");
