@@ -1,5 +1,6 @@
 #include "predict/closed_form.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
