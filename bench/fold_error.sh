@@ -13,47 +13,36 @@ paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
 # shellcheck source=markdown_table.sh
 source "$root/bench/markdown_table.sh"
+# shellcheck source=example_shapes.sh
+source "$root/bench/example_shapes.sh"
 markdown_option "$@"
 shift "$markdown_args"
 known=(ptdp zero3 hsdp cp moe)
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=("${known[@]}")
-for s in "${shapes[@]}"; do
-  [[ " ${known[*]} " == *" $s "* ]] || { echo "unknown shape: $s (shapes: ${known[*]})" >&2; exit 2; }
-done
+check_shape_names "${known[*]}" "${shapes[@]}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ex=$root/workloads/examples
-
-# derive EXAMPLE PYTHON: the example with PYTHON applied to its JSON `w`, written to $work/w.json.
-derive() {
-  python3 - "$ex/$1" "$work/w.json" "$2" <<'PY'
-import json, sys
-w = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(w, open(sys.argv[2], "w"))
-PY
-}
 
 # shape NAME: writes $work/w.json and sets machine and what (the table's description).
 shape() {
   case $1 in
     ptdp)
-      derive gpt-70b-dgx-h100-768-mcore.json 'w["parallelism"]["data"]["size"] = 16; w["training"]["global_batch"] = 128'
+      derive gpt-70b-dgx-h100-768-mcore.json "$work/w.json" 'w["parallelism"]["data"]["size"] = 16; w["training"]["global_batch"] = 128'
       machine=dgx-h100 what="PTD-P: GPT-70B, Megatron-Core t8 p2 v42 d16 (\`gpt-70b-dgx-h100-768-mcore.json\`, 16 replicas)" ;;
     zero3)
-      derive gpt-18b-dgx2-384-zero3-mb2.json \
+      derive gpt-18b-dgx2-384-zero3-mb2.json "$work/w.json" \
         'w["training"]["dtype"] = "bf16"; w["placement"]["devices_per_node"] = 8'
       machine=selene what="ZeRO-3 over the whole machine: 18B GPT, d384 (\`gpt-18b-dgx2-384-zero3-mb2.json\`, bf16)" ;;
     hsdp)
-      derive llama2-7b-fms-hsdp-a100-128.json ''
+      derive llama2-7b-fms-hsdp-a100-128.json "$work/w.json" ''
       machine=$root/results/reference/machines/a100-80gb-400g.json
       what="HSDP: Llama 2 7B, sharded in a node, replicated over 16 (\`llama2-7b-fms-hsdp-a100-128.json\`)" ;;
     cp)
-      derive llama3-70b-dgx-h100-1024-fp8.json 'w["parallelism"]["data"]["size"] = 4; w["training"]["global_batch"] = 64'
+      derive llama3-70b-dgx-h100-1024-fp8.json "$work/w.json" 'w["parallelism"]["data"]["size"] = 4; w["training"]["global_batch"] = 64'
       machine=dgx-h100 what="CP: Llama 3 70B, t4 c2 p4 v5 d4 (\`llama3-70b-dgx-h100-1024-fp8.json\`, 4 replicas)" ;;
     moe)
-      derive moe-13b-16e-summit-256.json ''
+      derive moe-13b-16e-summit-256.json "$work/w.json" ''
       machine=summit what="MoE, EP 16 across nodes: 13B base, t8 e16 d2 (\`moe-13b-16e-summit-256.json\`)" ;;
   esac
 }

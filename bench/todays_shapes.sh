@@ -12,29 +12,18 @@ paratwin=${PARATWIN:-$root/build/cli/paratwin}
 [ -x "$paratwin" ] || { echo "build first: scripts/build.sh release" >&2; exit 1; }
 # shellcheck source=markdown_table.sh
 source "$root/bench/markdown_table.sh"
+# shellcheck source=example_shapes.sh
+source "$root/bench/example_shapes.sh"
 markdown_option "$@"
 shift "$markdown_args"
 defaults=(gpt80b-8192 gpt80b-frontier zero3-1536 zero3-2048 gpt462b-6144 llama405b-1024 deepseek-1024)
 known=("${defaults[@]}" gpt80b-8192-every-rank)
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=("${defaults[@]}")
-# Every name is checked before the first (long) run.
-for s in "${shapes[@]}"; do
-  [[ " ${known[*]} " == *" $s "* ]] || { echo "unknown shape: $s (shapes: ${known[*]})" >&2; exit 2; }
-done
+check_shape_names "${known[*]}" "${shapes[@]}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ex=$root/workloads/examples
-
-# derive EXAMPLE OUT PYTHON: the example with PYTHON applied to its JSON `w`.
-derive() {
-  python3 - "$ex/$1" "$2" "$3" <<'PY'
-import json, sys
-w = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(w, open(sys.argv[2], "w"))
-PY
-}
 
 # shape NAME: sets workload, machine, options, what (the workload's description for the table).
 shape() {
